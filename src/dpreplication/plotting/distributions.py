@@ -1,0 +1,97 @@
+"""Figures that compare output distributions: pmf bars, convergence in TV, P–P plots."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from dpreplication.plotting.core import new_figure
+
+_MARKERS = {"EM = RNM-Gumbel": "v", "RNM-Laplace": "^"}
+
+
+def pmf_bars(data: pd.DataFrame, reference: str = "P&F = RNM-Exp"):
+    """Exact reference pmf as bars, sampled frequencies with error bars, other exact pmfs as markers.
+
+    ``data``: columns epsilon, item, series, kind (exact | sampled), probability, ci_low, ci_high.
+    One panel per ε.
+    """
+    epsilons = sorted(data.epsilon.unique())
+    figure, axes = new_figure(1, len(epsilons), width=3.6 * len(epsilons), height=3.4)
+    for ax, epsilon in zip(axes[0], epsilons):
+        panel = data[data.epsilon == epsilon]
+        exact = panel[panel.kind == "exact"]
+        sampled = panel[panel.kind == "sampled"]
+        base = exact[exact.series == reference]
+        ax.bar(base.item, base.probability, width=0.8, color="0.85", edgecolor="0.4", label=f"{reference} (exact)")
+        algorithms = list(dict.fromkeys(sampled.series))
+        offsets = np.linspace(-0.3, 0.3, len(algorithms)) if len(algorithms) > 1 else [0.0]
+        for offset, algorithm in zip(offsets, algorithms):
+            rows = sampled[sampled.series == algorithm]
+            ax.errorbar(rows.item + offset, rows.probability,
+                        yerr=[rows.probability - rows.ci_low, rows.ci_high - rows.probability],
+                        fmt="o", ms=3, capsize=2, label=f"{algorithm} (n={int(rows.n.iloc[0]):,})")
+        for series, marker in _MARKERS.items():
+            rows = exact[exact.series == series]
+            if len(rows):
+                ax.scatter(rows.item, rows.probability, marker=marker, s=30, facecolors="none",
+                           edgecolors="k", linewidths=0.8, zorder=3, label=f"{series} (exact)")
+        ax.set_title(f"ε = {epsilon:g}")
+        ax.set_xlabel("output item r")
+        ax.set_xticks(sorted(base.item))
+    axes[0][0].set_ylabel("P(output = r)")
+    axes[0][-1].legend(loc="upper right")
+    return figure
+
+
+def tv_convergence(data: pd.DataFrame):
+    """Log–log TV(empirical, exact) against n: sampled series, a shaded null band, exact TV lines.
+
+    ``data``: columns n, series, kind (sampled | null band | exact), tv.
+    """
+    figure, axes = new_figure(width=6.0, height=4.0)
+    ax = axes[0][0]
+    band = data[data.kind == "null band"].pivot(index="n", columns="series", values="tv").sort_index()
+    low, mid, high = (band[c] for c in sorted(band.columns, key=lambda c: float(c.split()[1].rstrip("%"))))
+    ax.fill_between(band.index, low, high, color="0.85", label=f"null band ({low.name[5:]}–{high.name[5:]})")
+    ax.plot(band.index, mid, color="0.5", lw=0.8, label="null median")
+    for series, rows in data[data.kind == "sampled"].groupby("series", sort=False):
+        ax.plot(rows.n, rows.tv, marker="o", ms=3.5, label=series)
+    for series, rows in data[data.kind == "exact"].groupby("series", sort=False):
+        ax.plot(rows.n, rows.tv, ls="--", lw=1.0, color="k", alpha=0.6)
+        ax.annotate(series, (rows.n.iloc[-1], rows.tv.iloc[-1]), textcoords="offset points", xytext=(-4, 4),
+                    ha="right", fontsize=7)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("number of draws n")
+    ax.set_ylabel("TV(empirical, exact P&F pmf)")
+    ax.legend(loc="lower left", ncol=2)
+    return figure
+
+
+def pp_plot(data: pd.DataFrame):
+    """Empirical frequency against exact P&F probability (log–log), inset against exact EM.
+
+    ``data``: columns item, series, empirical, exact_pf, exact_em.
+    """
+    figure, axes = new_figure(width=5.6, height=5.0)
+    ax = axes[0][0]
+    positive = data[data.empirical > 0]
+    lo = positive[["empirical", "exact_pf"]].min().min() / 2
+    for series, rows in positive.groupby("series", sort=False):
+        ax.scatter(rows.exact_pf, rows.empirical, s=9, alpha=0.8, label=series)
+    ax.plot([lo, 1], [lo, 1], color="k", lw=0.8, label="y = x")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("exact P&F probability")
+    ax.set_ylabel("empirical frequency")
+    ax.legend(loc="upper left")
+    inset = ax.inset_axes([0.58, 0.08, 0.38, 0.38])
+    for series, rows in positive.groupby("series", sort=False):
+        inset.scatter(rows.exact_em, rows.empirical, s=4, alpha=0.8)
+    inset.plot([lo, 1], [lo, 1], color="k", lw=0.6)
+    inset.set_xscale("log")
+    inset.set_yscale("log")
+    inset.set_xlabel("exact EM probability", fontsize=7)
+    inset.tick_params(labelsize=6)
+    return figure

@@ -1,0 +1,42 @@
+"""Glue between Snakemake scripts and the package: logging, outputs, provenance.
+
+A workflow script is three lines: compute a tidy DataFrame with a package
+function, draw it with a plotting function, and :func:`publish` both.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from dpreplication.plotting import save_png
+from dpreplication.provenance import write_sidecar, write_table
+
+
+def start(snakemake) -> logging.Logger:
+    """Send this job's log records (and warnings) to its ``log:`` file."""
+    handlers = [logging.FileHandler(snakemake.log[0], mode="w")] if snakemake.log else [logging.StreamHandler(sys.stderr)]
+    logging.basicConfig(level=logging.INFO, handlers=handlers, force=True,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.captureWarnings(True)
+    logger = logging.getLogger(snakemake.rule)
+    logger.info("settings: %s", dict(snakemake.params.items()) if hasattr(snakemake.params, "items") else snakemake.params)
+    return logger
+
+
+def publish(snakemake, data: pd.DataFrame, figure=None, *, prefix: str = "") -> None:
+    """Write ``data`` to ``output.<prefix>csv`` (and ``<prefix>md``), ``figure`` to ``<prefix>png``,
+    and the provenance sidecar to ``<prefix>json``."""
+    output = snakemake.output
+    write_table(data, output[f"{prefix}csv"], output.get(f"{prefix}md"))
+    written = [output[f"{prefix}csv"]]
+    if figure is not None:
+        written.append(save_png(figure, output[f"{prefix}png"]))
+    if f"{prefix}md" in output.keys():
+        written.append(output[f"{prefix}md"])
+    write_sidecar(output[f"{prefix}json"], settings=snakemake.params.get("settings"), seed=snakemake.params.get("seed"),
+                  profile=snakemake.config["profile"], outputs=written)
+    logging.getLogger(snakemake.rule).info("wrote %s", ", ".join(str(Path(w)) for w in written))

@@ -1,0 +1,17 @@
+"""Datasets: fetched from the canonical URL (or the offline mirror), verified by SHA256."""
+
+
+rule fetch_data_file:
+    message: "data: fetch and verify {wildcards.dataset}/{wildcards.filename}"
+    output: f"{DATA}/{{dataset}}/{{filename}}"
+    params:
+        mirror=config["data"]["mirror"],
+    log: f"logs/data/{{dataset}}/{{filename}}.log"
+    localrule: True
+    retries: 1
+    script: "../scripts/data/fetch.py"
+
+
+def dpbench_file(dataset):
+    """The verified DPBench histogram file of ``dataset`` (e.g. HEPTH)."""
+    return f"{DATA}/dpbench_1d/{dataset}.n4096.npy"

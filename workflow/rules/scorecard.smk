@@ -1,0 +1,28 @@
+"""Scorecards: each paper's claims judged on its tables, then one scorecard for all."""
+
+
+def claim_registry(paper):
+    return f"workflow/claims/{paper}.yaml"
+
+
+rule paper_scorecard:
+    message: "scorecard: claims of {wildcards.paper}"
+    input:
+        unpack(lambda w: CLAIM_TABLES[w.paper]),
+        registry=lambda w: claim_registry(w.paper),
+        code=code_inputs("scorecard"),
+    output: csv=f"{FIGURES}/{{paper}}/scorecard.csv"
+    log: f"{LOGS}/{{paper}}/scorecard.log"
+    script: "../scripts/scorecard/paper.py"
+
+
+rule scorecard:
+    message: "scorecard: all papers"
+    input:
+        expand(rules.paper_scorecard.output.csv, paper=sorted(CLAIM_TABLES)),
+        code=code_inputs("scorecard"),
+    output:
+        csv=f"{FIGURES}/scorecard.csv",
+        md=report(f"{FIGURES}/scorecard.md", caption="../report/scorecard.rst", category="scorecard"),
+    log: f"{LOGS}/scorecard.log"
+    script: "../scripts/scorecard/combine.py"
