@@ -1,5 +1,6 @@
 """Configuration (base + profile overlay, validated), output locations, code-as-input."""
 
+import os
 from pathlib import Path
 
 from snakemake.utils import min_version, validate
@@ -7,10 +8,19 @@ from snakemake.utils import min_version, validate
 min_version("9.0")
 
 configfile: "config/config.yaml"
+
+_PROFILES = sorted(p.stem for p in Path("config/profiles").glob("*.yaml"))
+if config.get("profile") not in _PROFILES:
+    raise ValueError(f"config key 'profile': unknown profile {config.get('profile')!r}; choose one of {_PROFILES}")
+
 # The profile overlay; values given with --config are re-applied on top of it.
-configfile: f"config/profiles/{config.get('profile', 'default')}.yaml"
+configfile: f"config/profiles/{config['profile']}.yaml"
 
 validate(config, "../schemas/config.schema.yaml", set_default=True)
+
+# Single-threaded BLAS in every job keeps floating-point sums bit-stable; jobs run in parallel instead.
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
 
 PROFILE = config["profile"]
 SEED = config["seed"]

@@ -1,0 +1,51 @@
+# The two set-up commands of the README (each creates the pinned venv first):
+#   make replicate   every figure and table, default profile -> figures/
+#   make test        the test suite, including the quick-profile drift check
+SHELL := /bin/bash
+VENV ?= .venv
+PYTHON := $(VENV)/bin/python
+SNAKEMAKE := $(VENV)/bin/snakemake
+# Single-threaded BLAS: bit-stable sums; Snakemake parallelises across jobs instead.
+export OPENBLAS_NUM_THREADS ?= 1
+export OMP_NUM_THREADS ?= 1
+export MKL_NUM_THREADS ?= 1
+
+.PHONY: replicate quick test test-fast references report bench lock clean-results
+
+replicate: $(VENV)/installed
+	$(SNAKEMAKE)
+
+quick: $(VENV)/installed
+	$(SNAKEMAKE) --config profile=quick
+
+test: $(VENV)/installed
+	$(PYTHON) -m pytest
+
+test-fast: $(VENV)/installed
+	$(PYTHON) -m pytest -m "not workflow"
+
+# Accept the current quick-profile outputs as the new drift references (review the diff!).
+references: quick
+	$(PYTHON) -m dpreplication.drift update results/quick/figures tests/references/quick
+
+report: $(VENV)/installed
+	$(SNAKEMAKE) --report report.html
+
+bench: $(VENV)/installed
+	mkdir -p benchmarks/records
+	$(PYTHON) -m pytest benchmarks --benchmark-only --benchmark-json=benchmarks/records/benchmarks.json
+
+# Re-pin after changing dependencies: freeze the venv, then mirror it into environment.yml.
+lock: $(VENV)/installed
+	{ sed -n '/^#/p' requirements.lock; $(VENV)/bin/pip freeze --exclude-editable | sed -E 's/^(torch==[0-9.]+)\+cpu$$/\1/'; } > requirements.lock.new
+	mv requirements.lock.new requirements.lock
+	$(PYTHON) -m dpreplication.environment
+
+$(VENV)/installed: requirements.lock pyproject.toml
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $@
+
+clean-results:
+	rm -rf results logs benchmarks/records .snakemake

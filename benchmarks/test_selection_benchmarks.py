@@ -1,0 +1,35 @@
+"""Benchmarks of the selection mechanisms (run with `make bench`; never part of `make test`).
+
+Records, in the JSON's extra_info, the ratio of A1's sampling time to raw
+``rng.exponential`` for the same number of draws (goal ≤ 2×) and the time of
+the exact P&F pmf at k = 1024 (goal < 0.1 s).
+"""
+
+import timeit
+
+import numpy as np
+
+from dpreplication.mechanisms import selection as sel
+
+K, N = 100, 200_000
+SCORES = np.array([(37 * i) % 101 for i in range(K)], dtype=float)
+
+
+def test_a1_sampling_against_raw_exponential(benchmark):
+    rng = np.random.default_rng(0)
+    raw = min(timeit.repeat(lambda: rng.exponential(2.0, size=(N, K)), number=1, repeat=7))
+    benchmark(sel.sample_report_noisy_max, SCORES, 1.0, 1.0, N, rng)
+    benchmark.extra_info["raw_exponential_seconds"] = raw
+    benchmark.extra_info["ratio_to_raw_exponential"] = benchmark.stats.stats.min / raw
+
+
+def test_pf_pmf_k1024(benchmark):
+    scores = np.random.default_rng(1).integers(0, 2000, size=1024).astype(float)
+    sel.permute_and_flip_pmf(scores, 0.04)
+    benchmark(sel.permute_and_flip_pmf, scores, 0.04)
+    benchmark.extra_info["seconds_min"] = benchmark.stats.stats.min
+
+
+def test_rnm_laplace_pmf_k1024(benchmark):
+    scores = np.random.default_rng(1).integers(0, 2000, size=1024).astype(float)
+    benchmark.pedantic(sel.report_noisy_max_laplace_pmf, args=(scores, 0.04), rounds=3)

@@ -1,0 +1,12 @@
+"""Test-wide settings: single-threaded BLAS (bit-stable sums) and the offline data mirror."""
+
+import os
+from pathlib import Path
+
+for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(variable, "1")
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+if "DPREPLICATION_DATA_MIRROR" not in os.environ and SHARED_DATA.is_dir():
+    os.environ["DPREPLICATION_DATA_MIRROR"] = str(SHARED_DATA)

@@ -1,0 +1,106 @@
+"""Drift check: the gate itself (it must fail on a perturbed reference) and, marked `workflow`,
+the quick profile regenerated end to end and compared with the committed references."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpreplication import drift
+from dpreplication.plotting import new_figure, save_png
+
+REPO = Path(__file__).resolve().parents[1]
+REFERENCES = REPO / "tests" / "references" / "quick"
+PRODUCED = REPO / "results" / "quick" / "figures"
+SNAKEMAKE = [sys.executable, "-m", "snakemake", "--directory", str(REPO), "--snakefile", str(REPO / "Snakefile")]
+
+
+def write_pair(tmp_path, frame):
+    for side in ("reference", "produced"):
+        (tmp_path / side / "paper").mkdir(parents=True)
+        frame.to_csv(tmp_path / side / "paper" / "fig.csv", index=False)
+    return tmp_path / "produced", tmp_path / "reference"
+
+
+def test_identical_trees_pass(tmp_path):
+    produced, reference = write_pair(tmp_path, pd.DataFrame({"x": [1.0, 2.0], "label": ["a", "b"]}))
+    assert drift.check(produced, reference) == []
+
+
+def test_perturbed_reference_value_fails_naming_figure_column_and_tolerance(tmp_path):
+    produced, reference = write_pair(tmp_path, pd.DataFrame({"x": [1.0, 2.0], "label": ["a", "b"]}))
+    pd.DataFrame({"x": [1.0, 2.0 * (1 + 1e-6)], "label": ["a", "b"]}).to_csv(reference / "paper" / "fig.csv", index=False)
+    problems = drift.check(produced, reference)
+    assert len(problems) == 1
+    assert "paper/fig" in problems[0] and "'x'" in problems[0] and "rtol=1e-09" in problems[0]
+
+
+def test_per_table_tolerance_is_honoured(tmp_path):
+    produced, reference = write_pair(tmp_path, pd.DataFrame({"x": [1.0]}))
+    pd.DataFrame({"x": [1.001]}).to_csv(reference / "paper" / "fig.csv", index=False)
+    (reference / "tolerances.yaml").write_text("tables:\n  paper/fig: {rtol: 0.01}\n")
+    assert drift.check(produced, reference) == []
+
+
+def test_changed_labels_missing_outputs_and_images_fail(tmp_path):
+    produced, reference = write_pair(tmp_path, pd.DataFrame({"label": ["a"]}))
+    pd.DataFrame({"label": ["b"]}).to_csv(reference / "paper" / "fig.csv", index=False)
+    (reference / "paper" / "gone.csv").write_text("x\n1\n")
+    for side, y in (("reference", [0, 1]), ("produced", [1, 0])):
+        figure, axes = new_figure(width=2, height=2)
+        axes[0][0].plot([0, 1], y)
+        save_png(figure, tmp_path / side / "paper" / "fig.png")
+    problems = " | ".join(drift.check(produced, reference))
+    assert "column 'label' changed" in problems
+    assert "gone" in problems and "not regenerated" in problems
+    assert "image differs" in problems
+
+
+def test_png_bytes_are_deterministic(tmp_path):
+    paths = []
+    for i in range(2):
+        figure, axes = new_figure(width=2, height=2)
+        axes[0][0].plot(np.arange(5), np.arange(5) ** 2)
+        paths.append(save_png(figure, tmp_path / f"{i}.png"))
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+
+
+@pytest.fixture(scope="session")
+def quick_run():
+    """Regenerate the whole quick profile from scratch (this is what CI gates on)."""
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    shutil.rmtree(REPO / "results" / "quick", ignore_errors=True)
+    result = subprocess.run([*SNAKEMAKE, "--cores", str(os.cpu_count() or 1),
+                             "--forceall", "--quiet", "rules", "--config", "profile=quick"], cwd=REPO, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-6000:]
+    return PRODUCED
+
+
+@pytest.mark.workflow
+def test_quick_profile_matches_the_committed_references(quick_run):
+    problems = drift.check(quick_run, REFERENCES)
+    assert problems == [], "figures drifted (update with `make references` if intended):\n" + "\n".join(problems)
+
+
+@pytest.mark.workflow
+def test_quick_profile_scorecard_has_no_failures(quick_run):
+    scorecard = pd.read_csv(quick_run / "scorecard.csv", keep_default_na=False)
+    assert len(scorecard[scorecard.paper == "permute_and_flip"]) >= 30
+    failed = scorecard[scorecard.status == "fail"]
+    assert failed.empty, failed[["paper", "id", "expected", "reproduced", "tolerance"]].to_string()
+
+
+@pytest.mark.workflow
+def test_quick_profile_writes_provenance_sidecars(quick_run):
+    import json
+
+    for csv in quick_run.glob("*/*.csv"):
+        if csv.stem == "scorecard":
+            continue
+        sidecar = json.loads(csv.with_suffix(".json").read_text())
+        assert sidecar["profile"] == "quick" and len(sidecar["config_hash"]) == 64 and "numpy" in sidecar["packages"]
