@@ -32,6 +32,8 @@ LOGS = f"logs/{PROFILE}"
 BENCHMARKS = f"benchmarks/records/{PROFILE}"
 DATA = config["data"]["directory"]
 PACKAGE = Path("src/dpreplication")
+ENVIRONMENT = "../../environment.yml"
+"""The pinned environment, for `--software-deployment-method conda` (rules' `conda:`)."""
 
 ALL_OUTPUTS = []
 """Every published figure and table; rule `all` requests them."""
@@ -86,3 +88,17 @@ def register(paper, rule_output):
     for path in rule_output:
         if path.endswith(".csv"):
             CLAIM_TABLES.setdefault(paper, {})[Path(path).stem] = path
+
+
+def dpbench_file(dataset):
+    """The verified DPBench histogram file of ``dataset`` (e.g. HEPTH)."""
+    return f"{DATA}/dpbench_1d/{dataset}.n4096.npy"
+
+
+def pf_histograms(vectors):
+    """DPBench files needed by permute-and-flip score vectors named '<DATASET>-<task>'."""
+    return {v.split("-")[0]: dpbench_file(v.split("-")[0]) for v in vectors if "-" in v}
+
+
+def claim_registry(paper):
+    return f"workflow/claims/{paper}.yaml"

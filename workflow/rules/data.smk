@@ -8,10 +8,7 @@ rule fetch_data_file:
         mirror=config["data"]["mirror"],
     log: f"logs/data/{{dataset}}/{{filename}}.log"
     localrule: True
+    conda: ENVIRONMENT
     retries: 1
     script: "../scripts/data/fetch.py"
 
-
-def dpbench_file(dataset):
-    """The verified DPBench histogram file of ``dataset`` (e.g. HEPTH)."""
-    return f"{DATA}/dpbench_1d/{dataset}.n4096.npy"

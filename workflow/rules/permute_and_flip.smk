@@ -6,11 +6,6 @@ PF_CODE = code_inputs("mechanisms/selection.py", "mechanisms/quality.py", "stati
                       "replications/permute_and_flip.py")
 
 
-def pf_histograms(vectors):
-    """DPBench files needed by score vectors named '<DATASET>-<task>'."""
-    return {v.split("-")[0]: dpbench_file(v.split("-")[0]) for v in vectors if "-" in v}
-
-
 rule pf_exact_tables:
     message: "P&F: exact pmfs, errors and TVs of P&F, EM and RNM-Laplace (spec §3.4)"
     input: code=PF_CODE
@@ -18,6 +13,7 @@ rule pf_exact_tables:
         **published(PF, "exact_pmfs", TABLE),
         **{f"summary_{k}": v for k, v in published(PF, "exact_summary", TABLE, "pf_exact_summary.rst").items()},
     params: settings=settings(f"{PF}/exact_tables")
+    conda: ENVIRONMENT
     log: f"{LOGS}/{PF}/exact_tables.log"
     benchmark: f"{BENCHMARKS}/{PF}/exact_tables.tsv"
     script: "../scripts/permute_and_flip/exact_tables.py"
@@ -28,6 +24,7 @@ rule pf_worst_case:
     input: code=PF_CODE
     output: **published(PF, "worst_case", FIGURE, "pf_worst_case.rst")
     params: settings=settings(f"{PF}/worst_case")
+    conda: ENVIRONMENT
     log: f"{LOGS}/{PF}/worst_case.log"
     benchmark: f"{BENCHMARKS}/{PF}/worst_case.tsv"
     script: "../scripts/permute_and_flip/worst_case.py"
@@ -38,6 +35,7 @@ rule pf_privacy_audit:
     input: code=PF_CODE
     output: **published(PF, "privacy_audit", TABLE, "pf_privacy_audit.rst")
     params: settings=settings(f"{PF}/privacy_audit"), seed=SEED
+    conda: ENVIRONMENT
     log: f"{LOGS}/{PF}/privacy_audit.log"
     benchmark: f"{BENCHMARKS}/{PF}/privacy_audit.tsv"
     script: "../scripts/permute_and_flip/privacy_audit.py"
@@ -48,6 +46,7 @@ rule pf_pmf_bars:
     input: code=PF_CODE
     output: **published(PF, "pmf_bars", FIGURE, "pf_pmf_bars.rst")
     params: settings=settings(f"{PF}/pmf_bars"), seed=SEED
+    conda: ENVIRONMENT
     log: f"{LOGS}/{PF}/pmf_bars.log"
     benchmark: f"{BENCHMARKS}/{PF}/pmf_bars.tsv"
     script: "../scripts/permute_and_flip/pmf_bars.py"
@@ -58,6 +57,7 @@ rule pf_tv_convergence:
     input: code=PF_CODE
     output: **published(PF, "tv_convergence", FIGURE, "pf_tv_convergence.rst")
     params: settings=settings(f"{PF}/tv_convergence"), seed=SEED
+    conda: ENVIRONMENT
     log: f"{LOGS}/{PF}/tv_convergence.log"
     benchmark: f"{BENCHMARKS}/{PF}/tv_convergence.tsv"
     script: "../scripts/permute_and_flip/tv_convergence.py"
@@ -68,6 +68,7 @@ rule pf_pp_plot:
     input: code=PF_CODE
     output: **published(PF, "pp_plot", FIGURE, "pf_pp_plot.rst")
     params: settings=settings(f"{PF}/pp_plot"), seed=SEED
+    conda: ENVIRONMENT
     log: f"{LOGS}/{PF}/pp_plot.log"
     benchmark: f"{BENCHMARKS}/{PF}/pp_plot.tsv"
     script: "../scripts/permute_and_flip/pp_plot.py"
@@ -80,6 +81,7 @@ rule pf_lemma_chain:
         code=PF_CODE,
     output: **published(PF, "lemma_chain", TABLE, "pf_lemma_chain.rst")
     params: settings=settings(f"{PF}/lemma_chain"), seed=SEED
+    conda: ENVIRONMENT
     log: f"{LOGS}/{PF}/lemma_chain.log"
     benchmark: f"{BENCHMARKS}/{PF}/lemma_chain.tsv"
     script: "../scripts/permute_and_flip/lemma_chain.py"
@@ -90,6 +92,7 @@ rule pf_lemma_internals:
     input: code=PF_CODE
     output: **published(PF, "lemma_internals", TABLE, "pf_lemma_internals.rst")
     params: settings=settings(f"{PF}/lemma_internals"), seed=SEED
+    conda: ENVIRONMENT
     log: f"{LOGS}/{PF}/lemma_internals.log"
     benchmark: f"{BENCHMARKS}/{PF}/lemma_internals.tsv"
     script: "../scripts/permute_and_flip/lemma_internals.py"
@@ -107,6 +110,7 @@ rule pf_utility_dataset:
         settings=settings(f"{PF}/utility"),
         target_error=settings(f"{PF}/epsilon_at_em")["target_error"],
         seed=SEED,
+    conda: ENVIRONMENT
     log: f"{LOGS}/{PF}/utility/{{dataset}}.log"
     benchmark: f"{BENCHMARKS}/{PF}/utility/{{dataset}}.tsv"
     script: "../scripts/permute_and_flip/utility_dataset.py"
@@ -122,6 +126,7 @@ rule pf_utility_grid:
         **published(PF, "utility_grid", FIGURE, "pf_utility_grid.rst"),
         **{f"t3_{k}": v for k, v in published(PF, "epsilon_at_em", TABLE, "pf_epsilon_at_em.rst").items()},
     params: settings=settings(f"{PF}/utility")
+    conda: ENVIRONMENT
     log: f"{LOGS}/{PF}/utility_grid.log"
     benchmark: f"{BENCHMARKS}/{PF}/utility_grid.tsv"
     script: "../scripts/permute_and_flip/utility_grid.py"
@@ -134,6 +139,7 @@ rule pf_anchors:
         code=PF_CODE,
     output: **published(PF, "anchors", TABLE, "pf_anchors.rst")
     params: settings=settings(f"{PF}/anchors")
+    conda: ENVIRONMENT
     log: f"{LOGS}/{PF}/anchors.log"
     benchmark: f"{BENCHMARKS}/{PF}/anchors.tsv"
     script: "../scripts/permute_and_flip/anchors.py"

@@ -1,10 +1,6 @@
 """Scorecards: each paper's claims judged on its tables, then one scorecard for all."""
 
 
-def claim_registry(paper):
-    return f"workflow/claims/{paper}.yaml"
-
-
 rule paper_scorecard:
     message: "scorecard: claims of {wildcards.paper}"
     input:
@@ -12,6 +8,7 @@ rule paper_scorecard:
         registry=lambda w: claim_registry(w.paper),
         code=code_inputs("scorecard"),
     output: csv=f"{FIGURES}/{{paper}}/scorecard.csv"
+    conda: ENVIRONMENT
     log: f"{LOGS}/{{paper}}/scorecard.log"
     script: "../scripts/scorecard/paper.py"
 
@@ -24,5 +21,6 @@ rule scorecard:
     output:
         csv=f"{FIGURES}/scorecard.csv",
         md=report(f"{FIGURES}/scorecard.md", caption="../report/scorecard.rst", category="scorecard"),
+    conda: ENVIRONMENT
     log: f"{LOGS}/scorecard.log"
     script: "../scripts/scorecard/combine.py"
