@@ -1,0 +1,558 @@
+"""Truncated Laplacian mechanism (Geng, Ding, Guo & Kumar): acceptance checks of spec §10.
+
+Numbering follows spec §10. Oracles independent of the code under test: scipy
+adaptive quadrature, mpmath at 50 digits, scalar ``brentq``, a generic
+grid-based hockey-stick audit, dp-accounting, autodp and diffprivlib (the
+last three optional, skipped when not installed).
+"""
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+from scipy import integrate, optimize, stats
+
+from dpreplication.mechanisms import additive as add
+from dpreplication.mechanisms import bounds
+from dpreplication.optimisation.noise_lp import optimal_noise_lower_bound, richardson_extrapolation
+from dpreplication.replications import truncated_laplace as tl
+
+EPSILONS = (0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
+DELTAS = (0.3, 1e-2, 1e-4, 1e-6, 1e-8, 1e-10)
+GRID = [(e, d) for e in EPSILONS for d in DELTAS]
+
+SPEC_RATIO_TABLE = {
+    ("amplitude", 1e-2): (0.8587, 0.8554, 0.7103, 0.6327, 0.5513, 0.4397, 0.3580),
+    ("amplitude", 1e-4): (0.6694, 0.5053, 0.4242, 0.3930, 0.3612, 0.3149, 0.2753),
+    ("amplitude", 1e-6): (0.4084, 0.3451, 0.3111, 0.2967, 0.2810, 0.2558, 0.2316),
+    ("amplitude", 1e-10): (0.2500, 0.2312, 0.2192, 0.2136, 0.2071, 0.1957, 0.1835),
+    ("power", 1e-2): (0.6480, 0.7281, 0.5670, 0.4719, 0.3731, 0.2451, 0.1632),
+    ("power", 1e-4): (0.5154, 0.3166, 0.2274, 0.1959, 0.1659, 0.1263, 0.0965),
+    ("power", 1e-6): (0.2112, 0.1515, 0.1232, 0.1120, 0.1005, 0.0833, 0.0683),
+    ("power", 1e-10): (0.0796, 0.0681, 0.0612, 0.0581, 0.0546, 0.0488, 0.0429),
+}
+
+SPEC_CANONICAL = {  # (ε, δ): A, V_up, D_up, V_low*, D_low*, σ_aG, R_V, R_D
+    (1.0, 1e-6): (13.663689, 0.99998410, 1.99975089, 0.581961, 1.259138, 4.22467889, 0.296660, 0.112044),
+    (0.1, 1e-6): (108.702139, 9.99793285, 199.733953, 9.506265, 190.061114, 36.3046904, 0.345150, 0.151540),
+    (1.0, 1e-2): (4.464920, 0.94803041, 1.66402074, 0.531409, 0.978195, 1.87787556, 0.632726, 0.471873),
+    (0.5, 1e-5): (20.774114, 1.99935954, 7.98413308, 1.540855, 6.278679, 7.03182668, 0.356355, 0.161470),
+    (2.0, 1e-4): (5.185906, 0.49983766, 0.49899580, 0.156359, 0.204657, 1.73435098, 0.361203, 0.165891),
+    (5.0, 1e-3): (2.241572, 0.19996959, 0.07991966, 0.006756, 0.006820, 0.68984233, 0.363307, 0.167940),
+    (0.01, 1e-2): (40.713595, 18.9792679, 497.208318, 18.482136, 478.589610, 27.7008825, 0.858709, 0.647964),
+}
+
+
+def shape(epsilon, delta, sensitivity=1.0):
+    cal = add.calibrate_truncated_laplace(epsilon, delta, sensitivity)
+    return float(cal.scale), float(cal.bound)
+
+
+def printed_precision(value):
+    """0.6 units in the last decimal the spec printed (trailing zeros dropped, so never tighter)."""
+    decimals = f"{value:.10g}".partition(".")[2]
+    return 0.6 * 10.0 ** -len(decimals)
+
+
+def quad(f, a, b):
+    return integrate.quad(f, a, b, epsabs=0.0, epsrel=1e-13, limit=200)[0]
+
+
+# --------------------------------------------------------------------------- 1–3 density, moments, values
+
+
+def test_1_density_integrates_to_one_and_edge_block_has_mass_delta():
+    for eps, dlt in GRID:
+        lam, big_a = shape(eps, dlt)
+
+        def pdf(x):
+            return add.truncated_laplace_pdf(x, lam, big_a)
+
+        assert 2 * quad(pdf, 0.0, big_a) == pytest.approx(1.0, rel=1e-12, abs=0), (eps, dlt)
+        assert quad(pdf, big_a - 1.0, big_a) == pytest.approx(dlt, rel=1e-10, abs=0), (eps, dlt)
+
+
+def test_1_normaliser_matches_definition_3():
+    for eps, dlt in GRID:
+        expected = eps * (math.expm1(eps) + 2 * dlt) / (2 * math.expm1(eps))
+        assert add.truncated_laplace_normaliser(eps, dlt) == pytest.approx(expected, rel=1e-13)
+        assert add.truncated_laplace_pdf(0.0, *shape(eps, dlt)) == pytest.approx(expected, rel=1e-13)
+
+
+def test_2_closed_form_moments_equal_quadrature():
+    for eps, dlt in GRID:
+        lam, big_a = shape(eps, dlt)
+        amplitude = 2 * quad(lambda x: x * add.truncated_laplace_pdf(x, lam, big_a), 0.0, big_a)
+        power = 2 * quad(lambda x: x * x * add.truncated_laplace_pdf(x, lam, big_a), 0.0, big_a)
+        assert add.truncated_laplace_amplitude(eps, dlt) == pytest.approx(amplitude, rel=1e-10), (eps, dlt)
+        assert add.truncated_laplace_power(eps, dlt) == pytest.approx(power, rel=1e-10), (eps, dlt)
+
+
+def test_2_tail_cdf_and_quantile_are_consistent():
+    lam, big_a = shape(1.0, 1e-6)
+    x = np.linspace(0.0, big_a, 101)
+    expected = np.array([quad(lambda t: add.truncated_laplace_pdf(t, lam, big_a), xi, big_a) for xi in x[::10]])
+    np.testing.assert_allclose(add.truncated_laplace_tail(x[::10], lam, big_a), expected, rtol=1e-9, atol=1e-18)
+    p = np.concatenate([[0.0, 1e-300, 1e-12], np.linspace(0.001, 0.999, 99), [1 - 1e-12, 1.0]])
+    q = add.truncated_laplace_quantile(p, lam, big_a)
+    assert np.all(np.abs(q) <= big_a) and np.all(np.diff(q) >= 0)
+    np.testing.assert_allclose(add.truncated_laplace_cdf(q, lam, big_a), p, rtol=1e-9, atol=1e-15)
+    assert add.truncated_laplace_quantile(0.0, lam, big_a) == -big_a
+
+
+def test_3_reference_values_and_diffprivlib_bound():
+    assert add.truncated_laplace_bound(1, 1e-6) == pytest.approx(13.6636894, abs=1e-6)
+    assert add.truncated_laplace_amplitude(1, 1e-6) == pytest.approx(0.99998410, abs=1e-8)
+    assert add.truncated_laplace_power(1, 1e-6) == pytest.approx(1.99975089, abs=1e-8)
+    assert add.truncated_laplace_bound(1, 1e-2) == pytest.approx(4.46492018, abs=1e-8)
+    mechanisms = pytest.importorskip("diffprivlib.mechanisms")
+    for eps, dlt in [(1.0, 1e-2), (1.0, 1e-6), (0.1, 0.3), (10.0, 1e-10)]:
+        lbn = mechanisms.LaplaceBoundedNoise(epsilon=eps, delta=dlt, sensitivity=1.0, random_state=np.random.RandomState(0))
+        lbn.randomise(0.0)
+        assert lbn._noise_bound == pytest.approx(add.truncated_laplace_bound(eps, dlt), rel=1e-12)
+
+
+def test_3_canonical_values_table():
+    table = tl.canonical_values()
+    columns = ["bound", "amplitude_upper", "power_upper", "amplitude_lower_reconstructed", "power_lower_reconstructed",
+               "analytic_gaussian_sigma", "amplitude_ratio", "power_ratio"]
+    for row in table.itertuples():
+        expected = SPEC_CANONICAL[(row.epsilon, row.delta)]
+        for column, value in zip(columns, expected):
+            assert getattr(row, column) == pytest.approx(value, abs=printed_precision(value)), (row.epsilon, row.delta, column)
+    first = table.iloc[0]
+    assert first.classic_gaussian_sigma == pytest.approx(5.298803, abs=1e-6)
+    assert first.classic_amplitude_ratio == pytest.approx(0.236524, abs=1e-6)
+    assert first.classic_power_ratio == pytest.approx(0.071223, abs=1e-6)
+
+
+def test_validation_rejects_out_of_range_parameters():
+    for eps, dlt in [(1.0, 0.5), (1.0, 0.0), (0.0, 0.1), (-1.0, 0.1), (np.inf, 0.1), (1.0, np.nan)]:
+        with pytest.raises(ValueError):
+            add.calibrate_truncated_laplace(eps, dlt)
+    with pytest.raises(ValueError):
+        add.analytic_gaussian_sigma(1.0, 1.0)
+    with pytest.raises(ValueError):
+        add.truncated_laplace_amplitude(1.0, 0.1, sensitivity=0.0)
+    with pytest.raises(ValueError):
+        add.truncated_laplace_quantile(1.5, 1.0, 2.0)
+
+
+def test_series_coefficients_match_spec():
+    np.testing.assert_allclose(add._G_SERIES[1:6], [1 / 2, -1 / 3, 1 / 4, -1 / 5, 1 / 6], rtol=1e-15)
+    np.testing.assert_allclose(add._H_SERIES[2:7], [1 / 3, -5 / 12, 13 / 30, -77 / 180, 29 / 70], rtol=1e-15)
+    mp.mp.dps = 50
+    for r in [1e-9, 1e-4, 0.05, 0.099, 0.101, 0.5, 10.0, 1e30]:
+        big_l = mp.log1p(mp.mpf(r))
+        assert add.amplitude_shape_g(r) == pytest.approx(float(1 - big_l / r), rel=2e-14)
+        assert add.power_shape_h(r) == pytest.approx(float(2 - (big_l**2 + 2 * big_l) / r), rel=2e-13)
+
+
+# --------------------------------------------------------------------------- 4 privacy
+
+
+AUDIT_POINTS = [(1.0, 1e-6), (0.1, 1e-3), (3.0, 1e-2), (0.5, 0.2)]
+
+
+@pytest.mark.parametrize("eps, dlt", AUDIT_POINTS)
+def test_4_numerical_dp_audit_holds_and_is_tight(eps, dlt):
+    lam, big_a = shape(eps, dlt)
+    audit = add.audit_noise_privacy(lambda x: add.truncated_laplace_pdf(x, lam, big_a), eps, dlt, (-big_a, big_a),
+                                    shifts_per_side=20, n_points=2_000_000)
+    assert audit.satisfied
+    assert audit.max_hockey_stick <= dlt * (1 + 1e-4)
+    expected = dlt * np.expm1(eps * np.abs(audit.shifts)) / np.expm1(eps)
+    assert np.max(np.abs(audit.hockey_stick - expected)) <= 1e-4 * dlt
+    assert abs(audit.argmax_shift) == pytest.approx(1.0)
+    loose = add.audit_noise_privacy(lambda x: add.truncated_laplace_pdf(x, lam, big_a), 0.9 * eps, dlt, (-big_a, big_a),
+                                    shifts_per_side=20, n_points=2_000_000)
+    assert not loose.satisfied and loose.hockey_stick[-1] > dlt
+
+
+def test_4_tightness_value_at_half_and_point_two():
+    lam, big_a = shape(0.5, 0.2)
+    assert add.truncated_laplace_hockey_stick(0.45, 1.0, lam, big_a) / 0.2 == pytest.approx(1.0756, abs=5e-4)
+
+
+def test_4_wrong_bound_computed_with_half_epsilon_fails_the_audit():
+    eps, dlt = 1.0, 1e-6
+    lam = 1.0 / eps
+    wrong_bound = lam * math.log1p(math.expm1(eps / 2) / (2 * dlt))
+    audit = add.audit_noise_privacy(lambda x: add.truncated_laplace_pdf(x, lam, wrong_bound), eps, dlt,
+                                    (-wrong_bound, wrong_bound), n_points=400_000)
+    assert not audit.satisfied
+    assert audit.max_hockey_stick == pytest.approx(dlt * (math.exp(eps / 2) + 1), rel=1e-3)
+
+
+def test_4_exact_profile_formula_matches_spec_and_is_flat():
+    for eps, dlt in GRID:
+        lam, big_a = shape(eps, dlt)
+        d = np.linspace(-1, 1, 9)
+        np.testing.assert_allclose(add.truncated_laplace_hockey_stick(eps, d, lam, big_a),
+                                   dlt * np.expm1(eps * np.abs(d)) / np.expm1(eps), rtol=1e-10, atol=1e-300)
+        flat = add.truncated_laplace_privacy_profile(eps * np.array([1.0, 1.5, 3.0, 10.0]), eps, dlt)
+        np.testing.assert_allclose(flat, dlt, rtol=1e-10)
+
+
+def test_4_exact_profile_below_epsilon_matches_audit():
+    for eps, dlt in [(1.0, 1e-3), (0.5, 0.2), (3.0, 1e-2)]:
+        lam, big_a = shape(eps, dlt)
+        for eps_prime in (0.0, 0.3 * eps, 0.9 * eps):
+            audit = add.audit_noise_privacy(lambda x: add.truncated_laplace_pdf(x, lam, big_a), eps_prime, dlt,
+                                            (-big_a, big_a), shifts_per_side=4, n_points=1_000_000)
+            exact = add.truncated_laplace_hockey_stick(eps_prime, audit.shifts, lam, big_a)
+            np.testing.assert_allclose(audit.hockey_stick, exact, rtol=0, atol=2e-5 * dlt + 1e-9)
+
+
+def test_4_laplace_and_gaussian_profiles():
+    eps = 1.0
+    for eps_prime in (0.0, 0.4, 0.99):
+        density_gap = integrate.quad(lambda x: max(0.0, 0.5 * math.exp(-abs(x)) - math.exp(eps_prime) * 0.5 * math.exp(-abs(x + 1))),
+                                     -40, 40, points=[-1.0, (eps_prime - 1) / 2, 0.0], epsabs=0, epsrel=1e-13, limit=200)[0]
+        assert add.laplace_privacy_profile(eps_prime, eps) == pytest.approx(density_gap, rel=1e-9)
+    assert add.laplace_privacy_profile(1.5, eps) == 0.0
+    sigma = add.analytic_gaussian_sigma(1.0, 1e-6)
+    assert add.gaussian_privacy_profile(1.0, sigma) == pytest.approx(1e-6, rel=1e-9)
+    assert add.gaussian_privacy_profile(2.0, sigma) < 1e-7
+
+
+# --------------------------------------------------------------------------- 5–6 Gaussian calibration
+
+
+def mp_gaussian_delta(sigma, eps):
+    mp.mp.dps = 50
+    s, e = mp.mpf(sigma), mp.mpf(eps)
+    return mp.ncdf(1 / (2 * s) - e * s) - mp.exp(e) * mp.ncdf(-1 / (2 * s) - e * s)
+
+
+def test_5_analytic_gaussian_reference_values():
+    assert add.analytic_gaussian_sigma(1, 1e-6) == pytest.approx(4.22467889, abs=1e-7)
+    assert add.analytic_gaussian_sigma(0.1, 1e-6) == pytest.approx(36.3046904, abs=1e-6)
+    assert add.analytic_gaussian_sigma(5, 1e-3) == pytest.approx(0.68984233, abs=1e-8)
+    assert add.analytic_gaussian_sigma(10, 1e-10) == pytest.approx(0.68304397, abs=1e-8)
+
+
+def test_5_sigma_solves_the_balle_wang_condition_in_high_precision():
+    points = [(1.0, 1e-6), (0.1, 1e-6), (5.0, 1e-3), (10.0, 1e-10), (100.0, 1e-12), (1e-3, 1e-12), (1e-3, 0.4), (0.01, 0.1), (50.0, 0.3)]
+    eps = np.array([p[0] for p in points])
+    dlt = np.array([p[1] for p in points])
+    sigma = add.analytic_gaussian_sigma(eps, dlt)
+    for s, e, d in zip(sigma, eps, dlt):
+        assert float(mp_gaussian_delta(s, e)) == pytest.approx(d, rel=1e-9), (e, d)
+
+
+def test_5_vectorised_solver_matches_algorithm_1_and_scalar_brentq():
+    eps = np.array([0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 0.003, 30.0])
+    dlt = np.array([1e-2, 1e-6, 1e-5, 1e-2, 1e-4, 1e-3, 1e-10, 0.2, 1e-12])
+    sigma = add.analytic_gaussian_sigma(eps, dlt)
+    for s, e, d in zip(sigma, eps, dlt):
+        assert add.analytic_gaussian_sigma_algorithm1(e, d) == pytest.approx(s, rel=1e-10), (e, d)
+        root = optimize.brentq(lambda t: add.log_gaussian_hockey_stick(e, 1.0, math.exp(t)) - math.log(d), -40, 40, xtol=1e-15, rtol=1e-15)
+        assert math.exp(root) == pytest.approx(s, rel=1e-10), (e, d)
+
+
+def test_5_vectorised_solver_is_robust_on_a_wide_grid():
+    eps, dlt = np.meshgrid(np.logspace(-3, 2, 40), np.logspace(-12, np.log10(0.49), 30))
+    sigma = add.analytic_gaussian_sigma(eps, dlt)
+    assert np.all(np.isfinite(sigma)) and np.all(sigma > 0)
+    np.testing.assert_allclose(add.log_gaussian_hockey_stick(eps, 1.0, sigma), np.log(dlt), atol=1e-9)
+    assert np.all(np.diff(sigma, axis=0) < 0) and np.all(np.diff(sigma, axis=1) < 0)
+
+
+LIBRARY_POINTS = list(tl.LIBRARY_POINTS)
+
+
+def test_6_dp_accounting_oracles():
+    gaussian_mechanism = pytest.importorskip("dp_accounting.gaussian_mechanism")
+    pld = pytest.importorskip("dp_accounting.pld.accountant")
+    common = pytest.importorskip("dp_accounting.pld.common")
+    for eps, dlt in LIBRARY_POINTS:
+        ours = add.analytic_gaussian_sigma(eps, dlt)
+        assert gaussian_mechanism.get_sigma_gaussian(eps, dlt, tol=1e-12) == pytest.approx(ours, rel=1e-9)
+        searched = pld.get_smallest_gaussian_noise(common.DifferentialPrivacyParameters(eps, dlt), num_queries=1, sensitivity=1.0)
+        assert ours * (1 - 1e-12) <= searched <= ours * (1 + 1e-6)
+
+
+def test_6_autodp_oracle():
+    pytest.importorskip("autodp.rdp_acct")
+    from autodp import privacy_calibrator
+
+    for eps, dlt in LIBRARY_POINTS:
+        sigma = privacy_calibrator.ana_gaussian_mech(eps, dlt, tol=1e-12)["sigma"]
+        assert sigma == pytest.approx(add.analytic_gaussian_sigma(eps, dlt), rel=1e-4)
+
+
+def test_6_diffprivlib_oracle():
+    mechanisms = pytest.importorskip("diffprivlib.mechanisms")
+    for eps, dlt in LIBRARY_POINTS:
+        scale = mechanisms.GaussianAnalytic(epsilon=eps, delta=dlt, sensitivity=1.0)._scale
+        assert scale == pytest.approx(add.analytic_gaussian_sigma(eps, dlt), rel=1e-4)
+
+
+def test_6_opendp_one_sided():
+    opendp = pytest.importorskip("opendp.prelude")
+    table = tl.library_cross_check([(1.0, 1e-6), (0.5, 1e-5)])
+    rows = table[table.library == "opendp"]
+    if rows.library_value.isna().all():
+        pytest.skip(f"OpenDP call unavailable in {opendp.__name__}")
+    assert np.all(rows.library_value >= rows.ours)
+    others = table[table.library.isin(["dp-accounting", "diffprivlib"])]
+    assert np.all(np.abs(others.relative_difference) < 1e-4)
+
+
+# --------------------------------------------------------------------------- 7–8 ratios
+
+
+def test_7_ratio_reference_values():
+    assert tl.amplitude_ratio(1, 1e-6) == pytest.approx(0.296660, abs=1e-5)
+    assert tl.power_ratio(1, 1e-6) == pytest.approx(0.112044, abs=1e-5)
+    assert tl.amplitude_ratio(1, 1e-2) == pytest.approx(0.632726, abs=1e-5)
+    assert tl.power_ratio(0.01, 1e-2) == pytest.approx(0.647964, abs=1e-5)
+    table = tl.ratio_table().set_index(["delta", "epsilon"])
+    for (quantity, dlt), values in SPEC_RATIO_TABLE.items():
+        for eps, expected in zip(EPSILONS, values):
+            assert table.loc[(dlt, eps), f"{quantity}_ratio"] == pytest.approx(expected, abs=1e-4), (quantity, eps, dlt)
+
+
+def bounded_max(ratio, dlt, lo, hi):
+    result = optimize.minimize_scalar(lambda t: -float(ratio(math.exp(t), dlt)), bounds=(math.log(lo), math.log(hi)),
+                                      method="bounded", options={"xatol": 1e-8})
+    return math.exp(result.x), -result.fun
+
+
+def test_8_ratios_below_one_and_their_maxima():
+    eps, dlt = np.meshgrid(np.logspace(-3, 2, 60), np.logspace(-12, np.log10(0.35), 40))
+    assert np.all(tl.amplitude_ratio(eps, dlt) < 1) and np.all(tl.power_ratio(eps, dlt) < 1)
+    arg, top = bounded_max(tl.amplitude_ratio, 0.1, 0.05, 3.0)
+    assert top == pytest.approx(0.8987, abs=5e-4) and arg == pytest.approx(0.336, abs=0.01)
+    arg, top = bounded_max(tl.power_ratio, 0.1, 0.05, 3.0)
+    assert top == pytest.approx(0.7681, abs=5e-4) and arg == pytest.approx(0.557, abs=0.01)
+    _, top = bounded_max(tl.amplitude_ratio, 0.45, 0.3, 5.0)
+    assert top > 1 and top == pytest.approx(1.027, abs=1e-3)
+
+
+def test_8_ratio_facts_table():
+    facts = tl.ratio_facts()
+    lookup = facts.set_index(["fact", "quantity"])
+    assert lookup.loc[("sup_ratio", "amplitude"), "value"] == pytest.approx(0.8987, abs=5e-4)
+    assert lookup.loc[("sup_ratio", "power"), "value"] == pytest.approx(0.768, abs=5e-4)
+    assert lookup.loc[("inf_ratio", "amplitude"), "value"] == pytest.approx(0.110, abs=5e-4)
+    assert lookup.loc[("inf_ratio", "power"), "value"] == pytest.approx(0.0155, abs=5e-5)
+    assert lookup.loc[("break_even_delta", "amplitude"), "value"] == pytest.approx(0.395, abs=1e-3)
+    assert lookup.loc[("break_even_delta", "power"), "value"] == pytest.approx(0.402, abs=1e-3)
+    peaks = facts[(facts.fact == "peak_ratio") & (facts.delta == 1e-2)].set_index("quantity")
+    assert peaks.loc["amplitude", "value"] == pytest.approx(0.889, abs=5e-4)
+    assert peaks.loc["amplitude", "epsilon"] == pytest.approx(0.034, abs=2e-3)
+    assert peaks.loc["power", "value"] == pytest.approx(0.743, abs=5e-4)
+    assert peaks.loc["power", "epsilon"] == pytest.approx(0.056, abs=2e-3)
+    assert np.all(facts[facts.fact == "decreasing_in_epsilon_for_delta_le_1e-4"].value == 1.0)
+    increasing = facts[facts.fact == "increasing_in_delta"]
+    assert np.all(increasing[increasing.epsilon >= 1].value == 1.0)
+    assert np.all(increasing[increasing.epsilon <= 0.1].value == 0.0)
+    savings = facts[facts.fact == "analytic_over_classic_sigma"].value.to_numpy()
+    np.testing.assert_allclose(savings, [0.8605, 0.7973, 0.0169], atol=1e-4)
+
+
+# --------------------------------------------------------------------------- 9–10 limits and bounds
+
+
+def test_9_limits():
+    for eps in (0.1, 0.5, 1.0):
+        assert add.truncated_laplace_amplitude(eps, 1e-200) * eps == pytest.approx(1.0, rel=1e-9)
+        assert bounds.amplitude_lower_bound(eps, 1e-200) == pytest.approx(1 / math.expm1(eps), rel=1e-9)
+        assert bounds.amplitude_bound_ratio(eps, 1e-200) == pytest.approx(bounds.amplitude_ratio_small_delta_limit(eps), rel=1e-9)
+    assert bounds.power_lower_bound(1, 1e-200) == pytest.approx((math.e + 1) / (math.e - 1) ** 2, abs=1e-6)
+    assert bounds.power_lower_bound(1, 1e-200) == pytest.approx(1.259370, abs=1e-6)
+    assert add.truncated_laplace_amplitude(1e-7, 0.01) == pytest.approx(25.0, abs=1e-3)
+    assert add.truncated_laplace_power(1e-7, 0.05) == pytest.approx(1 / (12 * 0.05**2), abs=0.01)
+    for dlt in (0.05, 0.01, 0.001):
+        assert bounds.amplitude_bound_ratio(1e-7, dlt) == pytest.approx(1 - 2 * dlt, abs=1e-4)
+        assert bounds.power_bound_ratio(1e-7, dlt) == pytest.approx(bounds.power_ratio_small_epsilon_limit(dlt), abs=1e-4)
+        assert bounds.amplitude_lower_bound(1e-7, dlt) == pytest.approx(bounds.amplitude_lower_bound_small_epsilon_limit(dlt), rel=1e-4)
+        n = 0.5 / dlt
+        assert bounds.power_lower_bound_small_epsilon_limit(dlt) == pytest.approx((2 * n - 1) * (n - 1) / 6, rel=1e-12)
+    assert bounds.amplitude_bound_ratio(1e-4, 1e-6) == pytest.approx(0.999946, abs=1e-6)
+    assert bounds.power_bound_ratio(1e-4, 1e-6) == pytest.approx(0.999940, abs=1e-6)
+    assert bounds.power_bound_ratio(1.0, 1e-200) == pytest.approx(bounds.power_ratio_small_delta_limit(1.0), rel=1e-9)
+    joint = bounds.amplitude_upper_bound_joint_limit(1e-3, 1e-5) / add.truncated_laplace_amplitude(1e-3, 1e-5)
+    assert abs(joint - 1) < 5e-5
+
+
+def test_9_series_regression_naive_power_is_wrong():
+    eps, dlt = 1e-7, 0.05
+    lam = 1 / eps
+    big_a = lam * math.log1p(math.expm1(eps) / (2 * dlt))
+    naive = 2 * lam**2 - 2 * dlt / math.expm1(eps) * (big_a**2 + 2 * lam * big_a)
+    assert abs(naive - 1 / (12 * dlt**2)) > 0.01
+    assert add.truncated_laplace_power(eps, dlt) == pytest.approx(1 / (12 * dlt**2), abs=0.01)
+
+
+def mp_lower_bounds(eps, dlt):
+    mp.mp.dps = 50
+    e, d = mp.mpf(eps), mp.mpf(dlt)
+    c = d / mp.expm1(e)
+    n = mp.log1p(mp.expm1(e) / (2 * d)) / e
+    u = [(mp.mpf(1) / 2 + c) * mp.exp(-j * e) - c for j in range(1, int(mp.floor(n)) + 1)]
+    return float(2 * sum(u)), float(2 * sum((2 * j - 1) * uj for j, uj in enumerate(u, start=1)))
+
+
+def test_10_lower_bounds_match_direct_sums_in_high_precision():
+    for eps, dlt in [(1.0, 1e-6), (0.1, 1e-3), (1e-6, 0.45), (1e-7, 0.05), (0.01, 0.3), (3.0, 1e-12), (30.0, 1e-4), (0.5, 0.4999)]:
+        v_low, d_low = mp_lower_bounds(eps, dlt)
+        assert bounds.amplitude_lower_bound(eps, dlt) == pytest.approx(v_low, rel=1e-10), (eps, dlt)
+        assert bounds.power_lower_bound(eps, dlt) == pytest.approx(d_low, rel=1e-10), (eps, dlt)
+
+
+def test_10_bounds_are_ordered():
+    eps, dlt = np.meshgrid(np.logspace(-3, 1.5, 60), np.logspace(-12, np.log10(0.45), 40))
+    v_low, v_up = bounds.amplitude_lower_bound(eps, dlt), bounds.amplitude_upper_bound(eps, dlt)
+    d_low, d_up = bounds.power_lower_bound(eps, dlt), bounds.power_upper_bound(eps, dlt)
+    assert np.all(v_low >= 0) and np.all(v_low <= v_up) and np.all(d_low >= 0) and np.all(d_low <= d_up)
+    assert np.all((v_up - v_low >= 0) & (v_up - v_low <= 0.5))
+    for n in (5, 10, 50):
+        for eps_ in (0.01, 0.1, 0.5, 1.0, 2.0):
+            dlt_ = math.expm1(eps_) / (2 * math.expm1(n * eps_))
+            gap = bounds.amplitude_upper_bound(eps_, dlt_) - bounds.amplitude_lower_bound(eps_, dlt_)
+            assert gap == pytest.approx(1 / eps_ - 1 / math.expm1(eps_), rel=1e-9), (n, eps_)
+
+
+# --------------------------------------------------------------------------- 11 sampler
+
+
+@pytest.mark.parametrize("eps, dlt", [(1.0, 1e-6), (0.1, 1e-6), (0.5, 1e-2), (5.0, 1e-3)])
+def test_11_monte_carlo_moments(eps, dlt):
+    rng = np.random.default_rng(20200826)
+    lam, big_a = shape(eps, dlt)
+    x = add.sample_truncated_laplace(rng, lam, big_a, 1_000_000)
+    assert np.max(np.abs(x)) <= big_a
+    for values, exact in ((np.abs(x), add.truncated_laplace_amplitude(eps, dlt)), (x * x, add.truncated_laplace_power(eps, dlt))):
+        se = values.std(ddof=1) / math.sqrt(values.size)
+        assert abs(values.mean() - exact) <= 4 * se
+
+
+def test_11_kolmogorov_smirnov_audit_and_determinism():
+    lam, big_a = shape(0.5, 1e-2)
+    samples = add.sample_truncated_laplace(np.random.default_rng(7), lam, big_a, 200_000)
+    result = stats.kstest(samples, lambda x: add.truncated_laplace_cdf(x, lam, big_a))
+    assert result.pvalue > 1e-3
+    again = add.sample_truncated_laplace(np.random.default_rng(7), lam, big_a, 200_000)
+    np.testing.assert_array_equal(samples, again)
+    edge_mass = np.mean(samples > big_a - 1.0)
+    assert edge_mass == pytest.approx(1e-2, abs=4 * math.sqrt(1e-2 / samples.size))
+
+
+def test_11_diffprivlib_laplace_bounded_noise_matches_closed_form():
+    mechanisms = pytest.importorskip("diffprivlib.mechanisms")
+    eps, dlt = 1.0, 1e-6
+    mechanism = mechanisms.LaplaceBoundedNoise(epsilon=eps, delta=dlt, sensitivity=1.0, random_state=np.random.RandomState(11))
+    draws = np.abs(np.array([mechanism.randomise(0.0) for _ in range(20_000)]))
+    assert np.all(draws <= add.truncated_laplace_bound(eps, dlt))
+    se = draws.std(ddof=1) / math.sqrt(draws.size)
+    assert abs(draws.mean() - add.truncated_laplace_amplitude(eps, dlt)) <= 4 * se
+
+
+# --------------------------------------------------------------------------- 12 LP
+
+
+def test_12_lp_lower_bound():
+    amplitude = optimal_noise_lower_bound(1.0, 1e-3, 10, "amplitude")
+    power = optimal_noise_lower_bound(1.0, 1e-3, 10, "power")
+    assert amplitude.value == pytest.approx(0.90335, abs=2e-4)
+    assert power.value == pytest.approx(1.75705, abs=5e-4)
+    assert bounds.amplitude_lower_bound(1, 1e-3) <= amplitude.value <= bounds.amplitude_upper_bound(1, 1e-3)
+    assert bounds.power_lower_bound(1, 1e-3) <= power.value <= bounds.power_upper_bound(1, 1e-3)
+    assert amplitude.pmf.sum() == pytest.approx(1.0, abs=1e-9) and amplitude.edge_mass < 1e-6
+    finer = optimal_noise_lower_bound(1.0, 1e-3, 20, "amplitude")
+    assert finer.value > amplitude.value
+    estimate = richardson_extrapolation(amplitude.value, finer.value)
+    assert finer.value < estimate < bounds.amplitude_upper_bound(1, 1e-3)
+    single = optimal_noise_lower_bound(1.0, 1e-3, 10, "amplitude", shifts="sensitivity")
+    assert single.value < amplitude.value - 0.01
+
+
+def test_12_lp_backends_agree_and_binned_pmf_is_private():
+    pytest.importorskip("cvxpy")
+    scipy_result = optimal_noise_lower_bound(2.0, 1e-2, 6, "amplitude")
+    cvxpy_result = optimal_noise_lower_bound(2.0, 1e-2, 6, "amplitude", backend="cvxpy", solver="CLARABEL")
+    assert cvxpy_result.value == pytest.approx(scipy_result.value, rel=1e-5)
+    p = scipy_result.pmf
+    for k in range(1, 7):
+        shifted = np.concatenate([p[k:], np.zeros(k)])
+        assert np.maximum(p - math.exp(2.0) * shifted, 0).sum() <= 1e-2 * (1 + 1e-6)
+
+
+# --------------------------------------------------------------------------- 13 scale invariance
+
+
+@pytest.mark.parametrize("sensitivity", [0.5, 3.0])
+def test_13_scale_invariance(sensitivity):
+    eps = np.array([0.01, 0.5, 1.0, 5.0])
+    dlt = np.array([1e-2, 1e-6, 1e-3, 0.3])
+    pairs = [
+        (add.truncated_laplace_amplitude, 1), (bounds.amplitude_lower_bound, 1), (add.analytic_gaussian_sigma, 1),
+        (add.truncated_laplace_bound, 1), (add.truncated_laplace_power, 2), (bounds.power_lower_bound, 2),
+        (add.classic_gaussian_sigma, 1),
+    ]
+    for function, power in pairs:
+        np.testing.assert_allclose(function(eps, dlt, sensitivity), sensitivity**power * function(eps, dlt, 1.0), rtol=1e-12)
+    ratio = add.truncated_laplace_amplitude(eps, dlt, sensitivity) / add.analytic_gaussian_sigma(eps, dlt, sensitivity)
+    np.testing.assert_allclose(ratio, add.truncated_laplace_amplitude(eps, dlt) / add.analytic_gaussian_sigma(eps, dlt), rtol=1e-12)
+    lp = optimal_noise_lower_bound(1.0, 1e-2, 4, "power", sensitivity=sensitivity).value
+    assert lp == pytest.approx(sensitivity**2 * optimal_noise_lower_bound(1.0, 1e-2, 4, "power").value, rel=1e-7)
+
+
+# --------------------------------------------------------------------------- 14 figure data
+
+
+def finite(frame):
+    numbers = frame.select_dtypes("number").to_numpy(float)
+    return frame.shape[0] > 0 and np.all(np.isfinite(numbers))
+
+
+def test_14_figure_and_table_frames():
+    density = tl.figure1_density(n_points=201)
+    assert finite(density) and set(density.mechanism) == {"truncated_laplace", "laplace", "analytic_gaussian"}
+    tl_density = density[density.mechanism == "truncated_laplace"]
+    assert tl_density.density.max() == pytest.approx(0.529099, abs=1e-6)
+    notes = tl.figure1_annotations().set_index("quantity").value
+    assert notes["bound"] == pytest.approx(2.900477, abs=1e-6) and notes["delta_region_mass"] == pytest.approx(0.05, rel=1e-12)
+    assert notes["analytic_gaussian_sigma"] == pytest.approx(1.332778, abs=1e-6)
+
+    for frame, column in ((tl.figure2_amplitude_ratio(np.logspace(-2, 1, 31)), "amplitude_ratio"),
+                          (tl.figure3_power_ratio(np.logspace(-2, 1, 31)), "power_ratio"),
+                          (tl.figure2_amplitude_ratio_heatmap(n_epsilon=20, n_delta=15), "amplitude_ratio"),
+                          (tl.figure3_power_ratio_heatmap(n_epsilon=20, n_delta=15), "power_ratio")):
+        assert finite(frame)
+        assert np.all(frame.loc[frame.delta <= 0.1, column] < 1)
+    assert len(tl.figure2_amplitude_ratio()) == 6 * 301
+
+    gap = tl.bound_gap(np.logspace(-3, 1, 21))
+    assert finite(gap) and np.all(gap.amplitude_bound_ratio <= 1) and np.all(gap.power_bound_ratio <= 1)
+    lp = tl.lp_optimum(epsilons=(1.0, 2.0), resolutions=(4, 8))
+    assert finite(lp)
+    richardson = lp[(lp.estimate == "lp_richardson") & (lp.cost == "amplitude")].set_index("epsilon").value
+    assert richardson[1.0] == pytest.approx(richardson_extrapolation(
+        *lp[(lp.estimate == "lp") & (lp.cost == "amplitude") & (lp.epsilon == 1.0)].value.to_numpy()))
+    mc = tl.monte_carlo_moments(np.random.default_rng(3), points=[(1.0, 1e-6)], n_samples=10_000,
+                                library_points=[(1.0, 1e-6)], library_samples=500)
+    assert finite(mc) and np.all(mc.max_abs_sample <= mc.bound) and np.all(np.abs(mc.z_score) < 5)
+    audit = tl.privacy_audit(points=[(0.5, 0.2)], n_points=200_000)
+    assert finite(audit) and np.max(np.abs(audit.error_over_delta)) < 1e-3
+    profiles = tl.privacy_profiles()
+    assert finite(profiles)
+    flat = profiles[(profiles.mechanism == "truncated_laplace") & (profiles.epsilon_prime >= 1.0)]
+    np.testing.assert_allclose(flat.delta_prime, 1e-6, rtol=1e-9)
+    baselines = tl.baseline_table()
+    assert finite(baselines) and not np.any((baselines.mechanism == "classic_gaussian") & (baselines.epsilon >= 1))
+    limit = tl.small_epsilon_limit(np.array([1e-6, 1e-5, 1.0]))
+    assert finite(limit)
+    row = limit[limit.epsilon == 1e-5].iloc[0]
+    assert row.amplitude_ratio == pytest.approx(0.78555, abs=2e-5) and row.power_ratio == pytest.approx(0.52382, abs=2e-5)
+    assert abs(limit.amplitude_ratio.iloc[0] - limit.amplitude_ratio_limit.iloc[0]) < 2e-4
+
+
+def test_14_library_cross_check_table_columns():
+    table = tl.library_cross_check([(1.0, 1e-6)])
+    assert list(table.columns) == ["epsilon", "delta", "library", "function", "quantity", "ours", "library_value", "relative_difference"]
+    assert set(table.library) == {"dp-accounting", "autodp", "diffprivlib", "opendp"}
