@@ -1,0 +1,536 @@
+"""DaRRM: private majority of K private binary mechanisms (Jiang, Zhang & Joshi, TMLR 2024).
+
+Setting (spec §1.1). ``K`` (odd) independent mechanisms ``M_i``, each ``(ε, Δ)``-DP with
+outputs in ``{0, 1}``; ``p_i = Pr[M_i(D) = 1]``, ``p'_i = Pr[M_i(D') = 1]``. The vote count
+``L = Σ_i S_i`` is Poisson-binomial with pmf ``α_l = Pr[L = l]``. The majority is
+``g(S) = 1{L ≥ (K+1)/2}``.
+
+DaRRM_γ (Algorithm 1). With probability ``γ(L)`` release ``g(S)``, otherwise a fair coin:
+
+    Pr[A(D) = 1] = ½ + ½ Σ_l s_l α_l γ(l),      s_l = +1 if l > K/2 else −1.
+
+Privacy (spec §1.1, App. C.1). With ``E = e^{mε}`` and the privacy cost
+
+    f(p, p'; γ) = Σ_l s_l (α_l − E α'_l) γ(l),
+
+DaRRM_γ is ``(mε, δ)``-DP iff ``max f ≤ E − 1 + 2δ`` and ``max (−f) ≤ E − 1 + 2δ`` over
+``(p_i, p'_i) ∈ F`` (the feasible region of one ``(ε, Δ)``-DP binary mechanism). ``f`` is
+linear in every pair, so the maximum sits at vertices of ``F`` (Lemma 5.1); the PB pmf is
+permutation invariant, so only vertex *multisets* matter: ``C(K+V-1, V-1)`` of them for the
+``V`` vertices (8 if ``Δ > 0``, 4 if ``Δ = 0``).
+
+Utility (spec §1.3). ``E(γ) = E_{p∼T} |Pr[A = 1] − Pr[g = 1]| = ½ E_{p∼T} |Σ_l s_l α_l (1 − γ(l))|``.
+
+Pmfs are computed without cancellation: the Poisson-binomial by the stable recursion
+``α ← (1 − p) α + p · shift(α)`` (all terms non-negative), binomial and hypergeometric
+pmfs by ``scipy.stats`` (log-gamma based).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
+from typing import Callable
+
+import numpy as np
+from scipy import special, stats
+
+from dpreplication.numerics import row_chunks
+
+# --------------------------------------------------------------------------- basics
+
+
+def validate_ensemble_size(K: int) -> int:
+    """Return ``K`` as an int; DaRRM needs an odd number of mechanisms (no majority ties)."""
+    if int(K) != K or K < 1 or K % 2 == 0:
+        raise ValueError(f"K must be a positive odd integer, got {K}")
+    return int(K)
+
+
+def majority_signs(K: int) -> np.ndarray:
+    """``s_l = +1`` for ``l > K/2`` and ``−1`` for ``l < K/2``, ``l = 0..K``."""
+    K = validate_ensemble_size(K)
+    return np.where(np.arange(K + 1) > K / 2, 1.0, -1.0)
+
+
+def symmetric_gamma(upper_half) -> np.ndarray:
+    """Full ``γ(0..K)`` from its upper half ``γ((K+1)/2..K)`` using ``γ(l) = γ(K − l)``."""
+    x = np.asarray(upper_half, dtype=float)
+    return np.concatenate([x[::-1], x])
+
+
+def gamma_upper_half(gamma) -> np.ndarray:
+    """``γ((K+1)/2..K)`` of a full ``γ(0..K)``."""
+    g = np.asarray(gamma, dtype=float)
+    return g[g.size // 2:]
+
+
+def composed_delta(m: int, Delta: float, composition: str = "general") -> float:
+    """δ of the ``m``-fold composition of ``(ε, Δ)``-DP mechanisms.
+
+    ``"general"``: ``1 − (1 − Δ)^m`` (the ``i = 0`` term of Kairouz et al.'s optimal
+    composition, which the paper's simulations use as target δ [C]); ``"simple"``: ``mΔ``
+    (what the authors' code uses; numerically almost identical).
+    """
+    if composition == "general":
+        return float(-np.expm1(m * np.log1p(-Delta)))
+    if composition == "simple":
+        return float(m * Delta)
+    raise ValueError(f"composition must be 'general' or 'simple', got {composition!r}")
+
+
+def poisson_binomial_pmf(p) -> np.ndarray:
+    """Pmf of ``Σ_i Bernoulli(p_i)`` along the last axis: shape ``(..., K)`` → ``(..., K+1)``.
+
+    Stable recursion ``α^{(k)}_l = (1 − p_k) α^{(k−1)}_l + p_k α^{(k−1)}_{l−1}`` (sums of
+    non-negative terms; no DFT round-off, entries never negative).
+    """
+    p = np.asarray(p, dtype=float)
+    K = p.shape[-1]
+    alpha = np.zeros(p.shape[:-1] + (K + 1,))
+    alpha[..., 0] = 1.0
+    for k in range(K):
+        pk = p[..., k, None]
+        head = alpha[..., : k + 1].copy()
+        alpha[..., : k + 1] = head * (1.0 - pk)
+        alpha[..., 1: k + 2] += head * pk
+    return alpha
+
+
+def darrm_probability_one(gamma, alpha) -> np.ndarray:
+    """``Pr[DaRRM_γ = 1] = ½ + ½ Σ_l s_l α_l γ(l)`` for vote-count pmfs ``alpha`` (..., K+1)."""
+    alpha = np.asarray(alpha, dtype=float)
+    gamma = np.asarray(gamma, dtype=float)
+    s = majority_signs(alpha.shape[-1] - 1)
+    return 0.5 + 0.5 * (alpha @ (s * gamma))
+
+
+def majority_probability_one(alpha) -> np.ndarray:
+    """``Pr[g(S) = 1] = Σ_{l > K/2} α_l`` (the non-private majority)."""
+    alpha = np.asarray(alpha, dtype=float)
+    K = alpha.shape[-1] - 1
+    return alpha[..., (K + 1) // 2:].sum(axis=-1)
+
+
+# --------------------------------------------------------------------------- the mechanism
+
+
+def sample_darrm(votes, gamma, rng: np.random.Generator) -> np.ndarray:
+    """DaRRM_γ (Algorithm 1) applied to each row of a binary vote matrix ``(n, K)``.
+
+    Computes ``L``, keeps the true majority with probability ``γ(L)``, else outputs a fair
+    coin. Privacy: ``(mε, δ)``-DP exactly when γ passes
+    :func:`dpreplication.accounting.privacy_verifier.verify_privacy` for ``(K, m, ε, Δ, δ)``.
+    """
+    votes = np.atleast_2d(np.asarray(votes))
+    K = validate_ensemble_size(votes.shape[1])
+    gamma = np.asarray(gamma, dtype=float)
+    if gamma.shape != (K + 1,):
+        raise ValueError(f"gamma must have K + 1 = {K + 1} entries, got {gamma.shape}")
+    counts = votes.astype(np.int64).sum(axis=1)
+    majority = counts > K / 2
+    keep = rng.random(counts.size) < gamma[counts]
+    coin = rng.random(counts.size) < 0.5
+    return np.where(keep, majority, coin).astype(np.int64)
+
+
+def sample_darrm_from_probabilities(p, gamma, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+    """``n_samples`` outputs of DaRRM_γ when mechanism ``i`` votes 1 with probability ``p_i``."""
+    p = np.asarray(p, dtype=float)
+    votes = rng.random((n_samples, p.size)) < p
+    return sample_darrm(votes, gamma, rng)
+
+
+# --------------------------------------------------------------------------- baselines
+
+
+def subsample_majority_probability(K: int, m: int) -> np.ndarray:
+    """``h_m(l)``: probability that the majority of ``m`` of the ``K`` votes (drawn without
+    replacement) is 1 given ``L = l`` (Lemma 3.1); a fair coin breaks ties when ``m`` is even.
+
+    ``h_m(l) = Σ_{j ≥ ⌈(m+1)/2⌉} Hypergeom(j; K, l, m) [+ ½ Hypergeom(m/2; K, l, m)]``.
+    """
+    K = validate_ensemble_size(K)
+    if not 1 <= m <= K:
+        raise ValueError(f"need 1 ≤ m ≤ K, got m={m}, K={K}")
+    l = np.arange(K + 1)[:, None]
+    j = np.arange(m + 1)[None, :]
+    pmf = stats.hypergeom.pmf(j, K, l, m)
+    weight = np.where(2 * j > m, 1.0, np.where(2 * j == m, 0.5, 0.0))
+    return (pmf * weight).sum(axis=1)
+
+
+def gamma_subsampling(K: int, m: int) -> np.ndarray:
+    """γ_Sub (Lemma 3.1): DaRRM form of the majority of ``m`` subsampled mechanisms.
+
+    ``γ_Sub(l) = 2h_m(l) − 1`` for ``l ≥ (K+1)/2`` and ``1 − 2h_m(l)`` otherwise. Privacy:
+    post-processing of ``m`` mechanisms, so ``(mε, 1 − (1 − Δ)^m)``-DP by composition.
+    """
+    h = subsample_majority_probability(K, m)
+    return np.where(np.arange(K + 1) > K / 2, 2.0 * h - 1.0, 1.0 - 2.0 * h)
+
+
+def gamma_double_subsampling(K: int, m: int) -> np.ndarray:
+    """γ_DSub (Theorem 4.1): γ_Sub with ``2m − 1`` mechanisms if ``m ≤ (K−1)/2``, else ``γ ≡ 1``.
+
+    Privacy: ``mε``-DP for i.i.d. mechanisms with ``Δ = δ = 0`` (Theorem 4.1, "amplification
+    by 2"); the spec found numerically that it also holds for non-i.i.d. mechanisms.
+    """
+    K = validate_ensemble_size(K)
+    if m <= (K - 1) // 2:
+        return gamma_subsampling(K, 2 * m - 1)
+    return np.ones(K + 1)
+
+
+def gamma_constant(
+    K: int,
+    m: int,
+    epsilon: float,
+    Delta: float = 0.0,
+    delta: float | None = None,
+    composition: str = "general",
+    tau: float | None = None,
+    majority_delta: float | None = None,
+) -> np.ndarray:
+    """γ_const: randomized response on the exact majority (App. A.1, code ``RR_deta_independent_gamma``).
+
+    If ``g`` is ``(τε, λ)``-DP, the constant
+
+        γ = (e^{mε} − 1 + 2δ) / ( 2(e^{τε} − e^{mε} + (1 + e^{mε})λ)/(e^{τε} + 1) + e^{mε} − 1 )
+
+    makes DaRRM_γ ``(mε, δ)``-DP; with ``Δ = 0``, ``τ = K``, ``λ = 0`` it is
+    ``tanh(mε/2)/tanh(Kε/2)``. Defaults [I]: ``τ = K`` (composition of all K mechanisms),
+    ``λ = composed_delta(K, Δ, composition)``, ``δ = composed_delta(m, Δ, composition)``.
+    The result is clipped to ``[0, 1]``.
+    """
+    K = validate_ensemble_size(K)
+    tau = float(K if tau is None else tau)
+    lam = composed_delta(K, Delta, composition) if majority_delta is None else float(majority_delta)
+    delta = composed_delta(m, Delta, composition) if delta is None else float(delta)
+    e_m, e_tau = np.exp(m * epsilon), np.exp(tau * epsilon)
+    denominator = 2.0 * (e_tau - e_m + (1.0 + e_m) * lam) / (e_tau + 1.0) + e_m - 1.0
+    value = (np.expm1(m * epsilon) + 2.0 * delta) / denominator
+    return np.full(K + 1, float(np.clip(value, 0.0, 1.0)))
+
+
+def gamma_majority(K: int) -> np.ndarray:
+    """``γ ≡ 1``: the non-private majority of the K private votes (``⌈K/2⌉ε``-DP per the spec)."""
+    return np.ones(validate_ensemble_size(K) + 1)
+
+
+def subsample_majority_probability_enumerated(K: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Brute-force check of Lemma 3.1: for every ``S ∈ {0,1}^K`` the fraction of the ``C(K, m)``
+    subsets whose majority is 1 (ties: ½). Returns ``(L(S), probability)`` over all ``2^K`` vectors.
+    """
+    K = validate_ensemble_size(K)
+    S = (np.arange(2 ** K)[:, None] >> np.arange(K)[None, :]) & 1
+    subsets = np.array(list(combinations(range(K), m)))
+    ones = S[:, subsets].sum(axis=2)
+    wins = np.where(2 * ones > m, 1.0, np.where(2 * ones == m, 0.5, 0.0))
+    return S.sum(axis=1), wins.mean(axis=1)
+
+
+# --------------------------------------------------------------------------- feasible region F
+
+
+def feasible_region_vertices(epsilon: float, Delta: float = 0.0) -> np.ndarray:
+    """Vertices ``(p, p')`` of the region F of one ``(ε, Δ)``-DP binary mechanism (spec §1.1).
+
+    Order: ``(0,0)``, ``(1,1)``, ``v5 = ((e^ε+Δ)/(1+e^ε), (1−Δ)/(1+e^ε))``, ``v6`` (its mirror
+    image), then for ``Δ > 0`` also ``(Δ,0)``, ``(0,Δ)``, ``(1,1−Δ)``, ``(1−Δ,1)``.
+    """
+    e = np.exp(epsilon)
+    v5 = ((e + Delta) / (1 + e), (1 - Delta) / (1 + e))
+    vertices = [(0.0, 0.0), (1.0, 1.0), v5, v5[::-1]]
+    if Delta > 0:
+        vertices += [(Delta, 0.0), (0.0, Delta), (1.0, 1.0 - Delta), (1.0 - Delta, 1.0)]
+    return np.array(vertices, dtype=float)
+
+
+def feasible_interval(p, epsilon: float, Delta: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """``[lo, hi]`` of the ``p'`` with ``(p, p') ∈ F``: the four DP inequalities of spec §1.1."""
+    p = np.asarray(p, dtype=float)
+    e = np.exp(epsilon)
+    lo = np.maximum.reduce([np.zeros_like(p), (p - Delta) / e, 1.0 - e * (1.0 - p) - Delta])
+    hi = np.minimum.reduce([np.ones_like(p), e * p + Delta, 1.0 - (1.0 - p - Delta) / e])
+    return lo, hi
+
+
+def feasible_region_boundaries(epsilon: float, Delta: float = 0.0) -> dict[str, tuple[str, Callable]]:
+    """The four DP boundary lines of F as ``p' = b(p)``, labelled (a)–(d) in the spec's order."""
+    e = np.exp(epsilon)
+    return {
+        "(a)": ("p = e^eps p' + Delta", lambda p: (p - Delta) / e),
+        "(b)": ("p' = e^eps p + Delta", lambda p: e * p + Delta),
+        "(c)": ("1 - p = e^eps (1 - p') + Delta", lambda p: 1.0 - (1.0 - p - Delta) / e),
+        "(d)": ("1 - p' = e^eps (1 - p) + Delta", lambda p: 1.0 - e * (1.0 - p) - Delta),
+    }
+
+
+def sample_feasible_pairs(
+    n: int, K: int, epsilon: float, Delta: float, rng: np.random.Generator, near_vertex_fraction: float = 0.5,
+    near_vertex_radius: float = 0.05,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Random ``(p, p') ∈ F^K``, shape ``(n, K)`` each.
+
+    A fraction ``1 − near_vertex_fraction`` of the rows is drawn with ``p ∼ U[0,1]`` and ``p'``
+    uniform on its feasible interval; the rest are ``v + t(u − v)`` for a random vertex ``v``,
+    a random feasible point ``u`` and ``t ∼ U[0, near_vertex_radius]`` (F is convex).
+    """
+    p = rng.random((n, K))
+    lo, hi = feasible_interval(p, epsilon, Delta)
+    q = lo + (hi - lo) * rng.random((n, K))
+    near = rng.random(n) < near_vertex_fraction
+    vertices = feasible_region_vertices(epsilon, Delta)
+    v = vertices[rng.integers(0, len(vertices), size=(n, K))]
+    t = near_vertex_radius * rng.random((n, K))
+    p = np.where(near[:, None], v[..., 0] + t * (p - v[..., 0]), p)
+    q = np.where(near[:, None], v[..., 1] + t * (q - v[..., 1]), q)
+    return p, q
+
+
+# --------------------------------------------------------------------------- constraint set
+
+
+@dataclass(frozen=True)
+class VertexMultisets:
+    """Every multiset of ``K`` vertices of F, with the vote-count pmfs on ``D`` and ``D'``.
+
+    Vertices ``(0,0)`` and ``(1,1)`` leave the pmf unchanged or shift it by one, so the
+    multisets are stored as *states* (counts of the other vertices, total ``s ≤ K``) with their
+    pmfs, plus the number ``n11 ∈ 0..K−s`` of mechanisms at ``(1,1)``; the rest sit at ``(0,0)``.
+    Row ``(state, n11)`` has ``α_l = state_alpha[l − n11]``. Built by adding one Bernoulli at a
+    time (count-based build, spec §1.4 pitfall 2): cost O(#states · K).
+    """
+
+    K: int
+    epsilon: float
+    Delta: float
+    vertices: np.ndarray
+    state_counts: np.ndarray
+    state_alpha: np.ndarray
+    state_alpha_prime: np.ndarray
+    row_state: np.ndarray
+    row_shift: np.ndarray
+
+    @property
+    def n_rows(self) -> int:
+        """``C(K + V − 1, V − 1)``: 364 (K=11, Δ=0), 31,824 (K=11, Δ>0), 182,104 (K=101, Δ=0)."""
+        return int(self.row_state.size)
+
+    def counts(self, rows=slice(None)) -> np.ndarray:
+        """Vertex counts ``(n_rows, V)`` in the order of ``vertices``."""
+        state, shift = self.row_state[rows], self.row_shift[rows]
+        free = self.state_counts[state]
+        n00 = self.K - free.sum(axis=1) - shift
+        return np.column_stack([n00, shift, free])
+
+    def pmfs(self, rows=slice(None)) -> tuple[np.ndarray, np.ndarray]:
+        """``(α, α')`` of the selected rows, each ``(n, K+1)``."""
+        state, shift = self.row_state[rows], self.row_shift[rows]
+        index = np.arange(self.K + 1)[None, :] - shift[:, None]
+        valid = index >= 0
+        index = np.where(valid, index, 0)
+        alpha = np.where(valid, self.state_alpha[state[:, None], index], 0.0)
+        alpha_prime = np.where(valid, self.state_alpha_prime[state[:, None], index], 0.0)
+        return alpha, alpha_prime
+
+    def chunks(self, max_cells: int = 1 << 21):
+        """Yield ``(slice, α, α')`` over all rows in memory-bounded chunks."""
+        for start, stop in row_chunks(self.n_rows, self.K + 1, max_cells):
+            rows = slice(start, stop)
+            yield (rows, *self.pmfs(rows))
+
+
+def _bernoulli_step(pmf: np.ndarray, p: float) -> np.ndarray:
+    out = pmf * (1.0 - p)
+    out[:, 1:] += pmf[:, :-1] * p
+    return out
+
+
+def _add_vertex_counts(counts, sums, alpha, alpha_prime, p, p_prime, K):
+    """Extend every state by ``n = 0..K − sum`` mechanisms at vertex ``(p, p')``."""
+    blocks_counts, blocks_sums, blocks_a, blocks_b = [], [], [], []
+    n = 0
+    while counts.shape[0]:
+        blocks_counts.append(np.column_stack([counts, np.full(len(counts), n)]))
+        blocks_sums.append(sums + n)
+        blocks_a.append(alpha)
+        blocks_b.append(alpha_prime)
+        room = sums + n < K
+        counts, sums = counts[room], sums[room]
+        alpha = _bernoulli_step(alpha[room], p)
+        alpha_prime = _bernoulli_step(alpha_prime[room], p_prime)
+        n += 1
+    return (np.concatenate(blocks_counts), np.concatenate(blocks_sums),
+            np.concatenate(blocks_a), np.concatenate(blocks_b))
+
+
+@lru_cache(maxsize=8)
+def vertex_multisets(K: int, epsilon: float, Delta: float = 0.0) -> VertexMultisets:
+    """All ``C(K+V−1, V−1)`` vertex multisets of F^K with their pmfs (Lemma 5.1 reduction).
+
+    Cached per ``(K, ε, Δ)``: the pmfs do not depend on the budget ``m``.
+    """
+    K = validate_ensemble_size(K)
+    vertices = feasible_region_vertices(epsilon, Delta)
+    counts = np.zeros((1, 0), dtype=np.int64)
+    sums = np.zeros(1, dtype=np.int64)
+    alpha = np.zeros((1, K + 1))
+    alpha[0, 0] = 1.0
+    alpha_prime = alpha.copy()
+    for p, p_prime in vertices[2:]:
+        counts, sums, alpha, alpha_prime = _add_vertex_counts(counts, sums, alpha, alpha_prime, p, p_prime, K)
+    room = K - sums
+    row_state = np.repeat(np.arange(len(sums)), room + 1)
+    row_shift = np.arange(row_state.size) - np.repeat(np.cumsum(room + 1) - (room + 1), room + 1)
+    for array in (counts, alpha, alpha_prime, row_state, row_shift, vertices):
+        array.setflags(write=False)
+    return VertexMultisets(K, float(epsilon), float(Delta), vertices, counts, alpha, alpha_prime,
+                           row_state, row_shift)
+
+
+def number_of_vertex_multisets(K: int, Delta: float) -> int:
+    """``C(K+7, 7)`` if ``Δ > 0`` else ``C(K+3, 3)`` (spec §1.4)."""
+    n_vertices = 8 if Delta > 0 else 4
+    return int(special.comb(K + n_vertices - 1, n_vertices - 1, exact=True))
+
+
+def privacy_budget(m: float, epsilon: float, delta: float) -> float:
+    """Right-hand side ``e^{mε} − 1 + 2δ`` of the DP condition ``f ≤ ·`` (spec §1.1)."""
+    return float(np.expm1(m * epsilon) + 2.0 * delta)
+
+
+def privacy_cost(gamma, alpha, alpha_prime, m: float, epsilon: float) -> np.ndarray:
+    """``f(p, p'; γ) = Σ_l s_l (α_l − e^{mε} α'_l) γ(l)`` (App. C.1) for rows of pmfs.
+
+    Valid for any (also asymmetric) γ. The output-0 condition is ``−f ≤ e^{mε} − 1 + 2δ``.
+    """
+    alpha = np.asarray(alpha, dtype=float)
+    weights = majority_signs(alpha.shape[-1] - 1) * np.asarray(gamma, dtype=float)
+    return alpha @ weights - np.exp(m * epsilon) * (np.asarray(alpha_prime, dtype=float) @ weights)
+
+
+def folded_constraint_rows(alpha, alpha_prime, m: float, epsilon: float) -> np.ndarray:
+    """Rows of the LP on ``x = γ((K+1)/2..K)``: ``R_j = r_l + r_{K−l}`` with ``r_l = s_l(α_l − e^{mε}α'_l)``.
+
+    For symmetric γ, ``f = R · x`` (spec §1.4, "folding").
+    """
+    difference = np.asarray(alpha) - np.exp(m * epsilon) * np.asarray(alpha_prime)
+    half = difference.shape[-1] // 2
+    return difference[..., half:] - difference[..., :half][..., ::-1]
+
+
+# --------------------------------------------------------------------------- utility
+
+
+@dataclass(frozen=True)
+class ProbabilityPrior:
+    """``p_i ∼ U[low, high]`` i.i.d.; if ``mirrored``, each ``p_i`` is replaced by ``1 − p_i`` w.p. ½."""
+
+    name: str
+    low: float
+    high: float
+    mirrored: bool = False
+
+    def sample(self, rng: np.random.Generator, size) -> np.ndarray:
+        p = self.low + (self.high - self.low) * rng.random(size)
+        if self.mirrored:
+            p = np.where(rng.random(size) < 0.5, 1.0 - p, p)
+        return p
+
+    @property
+    def folded_mean(self) -> float:
+        """``q̄ = E[max(p, 1 − p)]``: the success probability of the folded prior on ``[½, 1]``."""
+        a, b = self.low, self.high
+        if b - a <= 0:
+            return float(max(a, 1 - a))
+
+        def antiderivative(t):
+            return np.where(t <= 0.5, t - t * t / 2, t * t / 2 + 0.25)
+
+        return float((antiderivative(b) - antiderivative(a)) / (b - a))
+
+
+UNIFORM_PRIOR = ProbabilityPrior("T_U", 0.0, 1.0)
+"""Spec §1.3 ``T_U``: ``p_i ∼ U[0, 1]``; folded mean ``q̄ = 0.75``."""
+POLARIZED_PRIOR = ProbabilityPrior("T_P", 0.7, 1.0, mirrored=True)
+"""Spec §1.3 ``T_P`` [I]: ``p_i ∼ U([0, .3] ∪ [.7, 1])``; folded mean ``q̄ = 0.85``."""
+HALF_PRIOR = ProbabilityPrior("p=0.5", 0.5, 0.5)
+"""``p_i = ½``: ``α_l = α_{K−l}`` so every γ has error 0 (spec F9 caveat)."""
+NEAR_ZERO_PRIOR = ProbabilityPrior("U[0,0.1]", 0.0, 0.1)
+NEAR_HALF_PRIOR = ProbabilityPrior("U[0.4,0.6]", 0.4, 0.6)
+"""Non-degenerate stand-in for ``p_i = ½`` (spec F9 caveat)."""
+
+PRIORS = {prior.name: prior for prior in (UNIFORM_PRIOR, POLARIZED_PRIOR, HALF_PRIOR, NEAR_ZERO_PRIOR, NEAR_HALF_PRIOR)}
+
+
+def ensemble_error(gamma, alpha) -> np.ndarray:
+    """``|Pr[DaRRM_γ = 1] − Pr[g = 1]| = ½ |Σ_l s_l α_l (1 − γ(l))|`` per pmf row (spec §1.3).
+
+    ``gamma`` may be ``(K+1,)`` or a stack ``(G, K+1)``; the result is ``(..., G)`` then.
+    """
+    alpha = np.asarray(alpha, dtype=float)
+    s = majority_signs(alpha.shape[-1] - 1)
+    weights = s * (1.0 - np.asarray(gamma, dtype=float))
+    return 0.5 * np.abs(alpha @ weights.T)
+
+
+def monte_carlo_error(
+    gammas, K: int, prior: ProbabilityPrior, n_draws: int, n_repeats: int, rng: np.random.Generator,
+    zero_below: float = 0.0, max_cells: int = 1 << 22,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and std over ``n_repeats`` of the Monte-Carlo estimate ``E(γ)`` from ``n_draws``
+    vectors ``p ∼ prior`` (spec §1.3; the paper uses 10⁴ draws × 5–10 repeats).
+
+    All γ share the same draws (common random numbers). Means below ``zero_below`` are
+    reported as 0 (the paper zeroes values below 1e-5). Returns two arrays of length ``G``.
+    """
+    gammas = np.atleast_2d(np.asarray(gammas, dtype=float))
+    estimates = np.zeros((n_repeats, gammas.shape[0]))
+    for repeat in range(n_repeats):
+        total = np.zeros(gammas.shape[0])
+        for start, stop in row_chunks(n_draws, 2 * (K + 1), max_cells):
+            alpha = poisson_binomial_pmf(prior.sample(rng, (stop - start, K)))
+            total += ensemble_error(gammas, alpha).sum(axis=0)
+        estimates[repeat] = total / n_draws
+    mean = estimates.mean(axis=0)
+    std = estimates.std(axis=0) if n_repeats > 1 else np.zeros_like(mean)
+    small = mean < zero_below
+    return np.where(small, 0.0, mean), np.where(small, 0.0, std)
+
+
+def objective_coefficients(K: int, mean_probability: float = 0.75) -> np.ndarray:
+    """``c_l = Bin(l; K, q̄) − Bin(K−l; K, q̄)`` for ``l = (K+1)/2..K`` (spec §1.4, exact form).
+
+    ``E_T[α_l − α_{K−l}]`` over independent ``p_i ∈ [½, 1]`` with mean ``q̄`` [I]: ``q̄ = 0.75``
+    for ``T_U`` (0.745 reproduces the authors' 50-point grid), ``0.85`` for ``T_P``.
+    Maximising ``c · γ_upper`` minimises the expected error ``E(γ)``.
+    """
+    K = validate_ensemble_size(K)
+    l = np.arange((K + 1) // 2, K + 1)
+    return stats.binom.pmf(l, K, mean_probability) - stats.binom.pmf(K - l, K, mean_probability)
+
+
+def objective_coefficients_grid(
+    K: int, rng: np.random.Generator, low: float = 0.5, n_grid: int = 50, n_samples: int = 10_000,
+) -> np.ndarray:
+    """The authors' Monte-Carlo ``c_l`` (spec §1.4): mean of ``α_l − α_{K−l}`` over ``n_samples``
+    K-tuples of the ``n_grid`` left endpoints of ``[low, 1)``. Their extra factor
+    ``(Δp)^K K! C(n_grid+K−1, K)`` is a positive constant and is omitted (same argmax).
+    """
+    K = validate_ensemble_size(K)
+    grid = low + (1.0 - low) * np.arange(n_grid) / n_grid
+    alpha = poisson_binomial_pmf(grid[rng.integers(0, n_grid, size=(n_samples, K))])
+    half = (K + 1) // 2
+    return (alpha[:, half:] - alpha[:, :half][:, ::-1]).mean(axis=0)
+
+
+def expected_accuracy(gamma, accuracy: float) -> float:
+    """``Σ_l Bin(l; K, a)[γ(l)1{l > K/2} + (1 − γ(l))/2]``: Pr[DaRRM outputs the true label]
+    when every teacher is correct independently with probability ``a`` (spec §6.14)."""
+    gamma = np.asarray(gamma, dtype=float)
+    K = gamma.size - 1
+    alpha = stats.binom.pmf(np.arange(K + 1), K, accuracy)
+    return float(darrm_probability_one(gamma, alpha))

@@ -1,0 +1,229 @@
+"""The DaRRM noise function γ_opt as a linear program (Jiang, Zhang & Joshi 2024, §5; spec §1.4).
+
+Variables ``x = γ((K+1)/2..K)`` (γ symmetric, ``γ(l) = γ(K−l)``)::
+
+    maximise   c · x,                 c_l = Bin(l; K, q̄) − Bin(K−l; K, q̄)
+    subject to R x ≤ (e^{mε} − 1 + 2δ) 1,   0 ≤ x ≤ 1,
+
+one row ``R_t`` per multiset ``t`` of vertices of F (Lemma 5.1; ``f(p, p'; γ) = R_t · x``).
+Both output directions are covered because the vertex set is closed under
+``(p, p') ↦ (1−p, 1−p')`` and ``−f(p, p') = f(1−p, 1−p')``.
+
+Presolve (exact): a row whose positive part sums to at most the budget holds for every
+``x ∈ [0, 1]`` and is dropped; duplicate rows are removed. Solver round-off (HiGHS: about
+5e-8) is repaired by scaling, ``x ← x · b/(b + violation)``: the constraints are
+homogeneous in x and ``b > 0``, so this restores feasibility exactly (spec §1.4 pitfall 1).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy import optimize, sparse
+
+from dpreplication.mechanisms.majority import (
+    folded_constraint_rows,
+    objective_coefficients,
+    privacy_budget,
+    symmetric_gamma,
+    validate_ensemble_size,
+    vertex_multisets,
+)
+
+log = logging.getLogger(__name__)
+
+SOLVERS = ("highs", "highs-ds", "highs-ipm", "cvxpy-highs", "cvxpy-clarabel")
+"""``highs*``: ``scipy.optimize.linprog`` methods; ``cvxpy-*``: cvxpy with that solver."""
+
+
+@dataclass(frozen=True)
+class ConstraintMatrix:
+    """Sparse ``A x ≤ b`` on ``x = γ_upper`` and the presolve counts."""
+
+    A: sparse.csr_matrix
+    b: float
+    n_vertex_multisets: int
+    n_redundant_rows: int
+    n_duplicate_rows: int
+    build_seconds: float
+
+
+def darrm_constraint_matrix(
+    K: int, m: float, epsilon: float, Delta: float = 0.0, delta: float = 0.0,
+    drop_redundant: bool = True, deduplicate: bool = True, redundancy_margin: float = 1e-12,
+) -> ConstraintMatrix:
+    """Folded privacy rows ``R_t`` over all vertex multisets of F^K (count-based, vectorised).
+
+    ``redundancy_margin``: a row is dropped only if its positive part is ≤ ``b(1 − margin)``.
+    """
+    start = time.perf_counter()
+    family = vertex_multisets(validate_ensemble_size(K), float(epsilon), float(Delta))
+    b = privacy_budget(m, epsilon, delta)
+    kept, n_redundant = [], 0
+    for _, alpha, alpha_prime in family.chunks():
+        rows = folded_constraint_rows(alpha, alpha_prime, m, epsilon)
+        if drop_redundant:
+            binding = np.clip(rows, 0.0, None).sum(axis=1) > b * (1.0 - redundancy_margin)
+            n_redundant += int((~binding).sum())
+            rows = rows[binding]
+        kept.append(rows)
+    rows = np.concatenate(kept)
+    n_duplicates = 0
+    if deduplicate and rows.shape[0]:
+        unique = np.unique(rows, axis=0)
+        n_duplicates = rows.shape[0] - unique.shape[0]
+        rows = unique
+    A = sparse.csr_matrix(rows)
+    A.eliminate_zeros()
+    return ConstraintMatrix(A, b, family.n_rows, n_redundant, n_duplicates, time.perf_counter() - start)
+
+
+@dataclass(frozen=True)
+class GammaLPResult:
+    """γ_opt and the bookkeeping of its LP."""
+
+    gamma: np.ndarray
+    objective: float
+    K: int
+    m: float
+    epsilon: float
+    Delta: float
+    delta: float
+    mean_probability: float
+    solver: str
+    status: str
+    n_vertex_multisets: int
+    n_rows: int
+    n_cols: int
+    nnz: int
+    n_redundant_rows: int
+    n_duplicate_rows: int
+    build_seconds: float
+    solve_seconds: float
+    max_violation_before_repair: float
+    scale_factor: float
+    max_violation_after_repair: float
+
+    @property
+    def upper_half(self) -> np.ndarray:
+        """``γ((K+1)/2..K)``."""
+        return self.gamma[(self.K + 1) // 2:]
+
+    def summary(self) -> dict:
+        """Scalars of the result (no γ), e.g. for a table row."""
+        return {k: v for k, v in self.__dict__.items() if k != "gamma"}
+
+
+def _solve_lp(c, A, b, solver: str, extra_row=None, options: dict | None = None):
+    """Maximise ``c·x`` s.t. ``A x ≤ b``, ``0 ≤ x ≤ 1`` (and ``extra_row``: ``(a, β)`` with ``a·x ≥ β``)."""
+    n = c.size
+    if extra_row is not None:
+        A = sparse.vstack([A, sparse.csr_matrix(-extra_row[0][None, :])]).tocsr()
+        rhs = np.append(np.full(A.shape[0] - 1, b), -extra_row[1])
+    else:
+        rhs = np.full(A.shape[0], b)
+    if solver.startswith("highs"):
+        res = optimize.linprog(-c, A_ub=A if A.shape[0] else None, b_ub=rhs if A.shape[0] else None,
+                               bounds=[(0.0, 1.0)] * n, method=solver, options=options or {})
+        if res.x is None:
+            raise RuntimeError(f"linprog({solver}) failed: {res.message}")
+        return np.asarray(res.x, dtype=float), str(res.message)
+    if solver.startswith("cvxpy-"):
+        import cvxpy as cp
+
+        x = cp.Variable(n)
+        constraints = [x >= 0, x <= 1]
+        if A.shape[0]:
+            constraints.append(A @ x <= rhs)
+        problem = cp.Problem(cp.Maximize(c @ x), constraints)
+        problem.solve(solver=solver.split("-", 1)[1].upper(), **(options or {}))
+        if x.value is None:
+            raise RuntimeError(f"cvxpy ({solver}) failed: {problem.status}")
+        return np.asarray(x.value, dtype=float), str(problem.status)
+    raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+
+
+def repair_by_scaling(
+    x: np.ndarray, A: sparse.csr_matrix, b: float, max_rounds: int = 8,
+) -> tuple[np.ndarray, float, float, float]:
+    """Clip ``x`` to ``[0, 1]`` and scale it so that ``A x ≤ b`` holds in floating point.
+
+    Returns ``(x_repaired, violation_before, scale, violation_after)``; violations are
+    ``max(A x) − b`` (≤ 0 means feasible; reported as 0 when there are no rows).
+    """
+    x = np.clip(x, 0.0, 1.0)
+    if A.shape[0] == 0:
+        return x, 0.0, 1.0, 0.0
+    violation_before = float((A @ x).max() - b)
+    scale, violation = 1.0, violation_before
+    for _ in range(max_rounds):
+        if violation <= 0:
+            break
+        scale = np.nextafter(scale * b / (b + violation), 0.0)
+        violation = float((A @ (scale * x)).max() - b)
+    return scale * x, violation_before, float(scale), violation
+
+
+def optimise_gamma(
+    K: int, m: float, epsilon: float, Delta: float = 0.0, delta: float = 0.0,
+    mean_probability: float = 0.75, solver: str = "highs", objective: np.ndarray | None = None,
+    canonical: bool = False, canonical_tolerance: float = 1e-9, solver_options: dict | None = None,
+) -> GammaLPResult:
+    """γ_opt of DaRRM for ``K`` ``(ε, Δ)``-DP mechanisms and target ``(mε, δ)`` (spec §1.4).
+
+    ``mean_probability`` = q̄ of the objective (0.75 for T_U [I], 0.85 for T_P [I]);
+    ``objective`` overrides ``c`` (length ``(K+1)/2``). ``canonical`` [spec §7 extra]: a second
+    LP maximises ``Σx`` among solutions with ``c·x ≥ (1 − tol)·opt`` so γ does not depend on the
+    solver's vertex choice. ``solver_options`` go to ``linprog(options=…)`` or ``cvxpy.Problem.solve``
+    (e.g. ``{"primal_feasibility_tolerance": 1e-9}`` shrinks the HiGHS repair). The returned γ
+    is repaired by scaling (see module docstring) and
+    is ``(mε, δ)``-DP over the full vertex constraint set.
+    """
+    K = validate_ensemble_size(K)
+    c = objective_coefficients(K, mean_probability) if objective is None else np.asarray(objective, float)
+    constraints = darrm_constraint_matrix(K, m, epsilon, Delta, delta)
+    A, b = constraints.A, constraints.b
+    start = time.perf_counter()
+    x, status = _solve_lp(c, A, b, solver, options=solver_options)
+    if canonical:
+        target = float(c @ x)
+        x, status = _solve_lp(np.ones_like(c), A, b, solver,
+                              extra_row=(c, target - canonical_tolerance * abs(target)), options=solver_options)
+    solve_seconds = time.perf_counter() - start
+    x, violation_before, scale, violation_after = repair_by_scaling(x, A, b)
+    result = GammaLPResult(
+        gamma=symmetric_gamma(x), objective=float(c @ x), K=K, m=float(m), epsilon=float(epsilon),
+        Delta=float(Delta), delta=float(delta), mean_probability=float(mean_probability), solver=solver,
+        status=status, n_vertex_multisets=constraints.n_vertex_multisets, n_rows=A.shape[0],
+        n_cols=A.shape[1] if A.shape[0] else c.size, nnz=int(A.nnz),
+        n_redundant_rows=constraints.n_redundant_rows, n_duplicate_rows=constraints.n_duplicate_rows,
+        build_seconds=constraints.build_seconds, solve_seconds=solve_seconds,
+        max_violation_before_repair=violation_before, scale_factor=scale,
+        max_violation_after_repair=violation_after,
+    )
+    log.info(
+        "DaRRM LP K=%d m=%g eps=%g Delta=%g delta=%.3g: %d multisets -> %d rows x %d cols (nnz %d; "
+        "%d redundant, %d duplicate); build %.2fs, %s %.2fs; objective %.6f",
+        K, m, epsilon, Delta, delta, result.n_vertex_multisets, result.n_rows, result.n_cols, result.nnz,
+        result.n_redundant_rows, result.n_duplicate_rows, result.build_seconds, solver, solve_seconds,
+        result.objective,
+    )
+    if violation_before > 0:
+        log.info("DaRRM LP repair: max violation %.3e before, scaled gamma by %.15f, max violation %.3e after",
+                 violation_before, scale, violation_after)
+    return result
+
+
+@lru_cache(maxsize=64)
+def optimise_gamma_cached(
+    K: int, m: float, epsilon: float, Delta: float = 0.0, delta: float = 0.0,
+    mean_probability: float = 0.75, solver: str = "highs",
+) -> GammaLPResult:
+    """:func:`optimise_gamma` memoised on its (hashable) arguments; γ is read-only."""
+    result = optimise_gamma(K, m, epsilon, Delta, delta, mean_probability, solver)
+    result.gamma.setflags(write=False)
+    return result
