@@ -9,6 +9,8 @@
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/permute_and_flip.smk"
+include: "workflow/rules/truncated_laplace.smk"
+include: "workflow/rules/darrm.smk"
 include: "workflow/rules/scorecard.smk"
 
 

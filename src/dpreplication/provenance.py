@@ -62,8 +62,11 @@ def write_sidecar(path: str | Path, *, settings, seed: int | None, profile: str,
     return path
 
 
-def write_table(frame: pd.DataFrame, csv_path: str | Path, markdown_path: str | Path | None = None) -> None:
-    """Write a tidy table as CSV (full float precision) and optionally as Markdown."""
+def write_table(frame: pd.DataFrame, csv_path: str | Path, markdown_path: str | Path | None = None,
+                latex_path: str | Path | None = None) -> None:
+    """Write a tidy table as CSV (full float precision) and optionally as Markdown and LaTeX (6 significant digits)."""
     frame.to_csv(csv_path, index=False)
     if markdown_path is not None:
         Path(markdown_path).write_text(frame.to_markdown(index=False, floatfmt=".6g") + "\n")
+    if latex_path is not None:
+        Path(latex_path).write_text(frame.to_latex(index=False, float_format="%.6g"))

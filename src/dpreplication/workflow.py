@@ -28,15 +28,14 @@ def start(snakemake) -> logging.Logger:
 
 
 def publish(snakemake, data: pd.DataFrame, figure=None, *, prefix: str = "") -> None:
-    """Write ``data`` to ``output.<prefix>csv`` (and ``<prefix>md``), ``figure`` to ``<prefix>png``,
-    and the provenance sidecar to ``<prefix>json``."""
+    """Write ``data`` to ``output.<prefix>csv`` (and ``<prefix>md``, ``<prefix>tex`` where the rule
+    declares them), ``figure`` to ``<prefix>png``, and the provenance sidecar to ``<prefix>json``."""
     output = snakemake.output
-    write_table(data, output[f"{prefix}csv"], output.get(f"{prefix}md"))
+    write_table(data, output[f"{prefix}csv"], output.get(f"{prefix}md"), output.get(f"{prefix}tex"))
     written = [output[f"{prefix}csv"]]
     if figure is not None:
         written.append(save_png(figure, output[f"{prefix}png"]))
-    if f"{prefix}md" in output.keys():
-        written.append(output[f"{prefix}md"])
+    written += [output[f"{prefix}{kind}"] for kind in ("md", "tex") if f"{prefix}{kind}" in output.keys()]
     write_sidecar(output[f"{prefix}json"], settings=snakemake.params.get("settings"), seed=snakemake.params.get("seed"),
                   profile=snakemake.config["profile"], outputs=written)
     logging.getLogger(snakemake.rule).info("wrote %s", ", ".join(str(Path(w)) for w in written))

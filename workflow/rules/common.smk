@@ -102,3 +102,20 @@ def pf_histograms(vectors):
 
 def claim_registry(paper):
     return f"workflow/claims/{paper}.yaml"
+
+
+def darrm_settings(figure, lp=False):
+    """A figure's config section; for figures that solve the γ LP, with the configured solver."""
+    section = dict(settings(f"darrm/{figure}"))
+    return {**section, "solver": settings("darrm/solver")} if lp else section
+
+
+def darrm_lp_cases():
+    """The LPs behind the γ-shape figures listed in darrm.lp_diagnostics.figures."""
+    cases = []
+    for figure in settings(f"darrm/lp_diagnostics")["figures"]:
+        section = settings(f"darrm/{figure}")
+        cases.append({"setting": figure, "K": section["K"], "ms": section["ms"], "epsilon": section["epsilon"],
+                      "Delta": section.get("Delta", 0.0), "composition": section.get("composition", "general"),
+                      "mean_probability": section["mean_probability"]})
+    return {"cases": cases, "solver": settings("darrm/solver")}

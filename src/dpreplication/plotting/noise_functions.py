@@ -1,0 +1,174 @@
+"""Figures of DaRRM noise functions γ: their shapes, the errors they give, and the region F.
+
+Every function takes the tidy table of :mod:`dpreplication.replications.darrm` that is saved
+beside the figure and only draws it. Colours follow the paper: γ_opt (ours) red, γ_Sub blue,
+γ_DSub cyan, γ_const (randomized response) green.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from dpreplication.plotting.core import new_figure
+
+SERIES_STYLE = {
+    "opt": dict(label=r"$\gamma_{opt}$ (Ours)", color="#D62728", marker="o", mfc="none", mew=1.2, ls="-", lw=1.8,
+                ms=7, zorder=5),
+    "opt-U": dict(label=r"$\gamma_{opt\text{-}U}$ (Ours, $\mathcal{T}_U$)", color="#D62728", marker="o", mfc="none",
+                  mew=1.2, ls="-", lw=1.8, ms=7, zorder=5),
+    "opt-P": dict(label=r"$\gamma_{opt\text{-}P}$ (Ours, $\mathcal{T}_P$)", color="#9467BD", marker="v", mfc="none",
+                  mew=1.2, ls="-", lw=1.6, ms=7, zorder=4),
+    "Sub": dict(label=r"$\gamma_{Sub}$ (Baseline)", color="#1F77B4", marker="s", ls="--", lw=1.3, ms=3.5, zorder=3),
+    "DSub": dict(label=r"$\gamma_{DSub}$ (Baseline)", color="#17BECF", marker="^", ls="-.", lw=1.3, ms=3.5,
+                 zorder=3),
+    "const": dict(label=r"$\gamma_{const}$ (Baseline, RR)", color="#2CA02C", marker="D", ls=":", lw=1.5, ms=3,
+                  zorder=2),
+}
+PRIOR_TITLES = {
+    "T_U": r"actual $p_i \sim U[0,1]$",
+    "T_P": r"actual $p_i \sim U([0,.3]\cup[.7,1])$",
+    "p=0.5": r"actual $p_i = 0.5$",
+    "U[0,0.1]": r"actual $p_i \sim U[0,0.1]$",
+    "U[0.4,0.6]": r"actual $p_i \sim U[0.4,0.6]$",
+}
+
+
+def _style(series: str) -> dict:
+    return SERIES_STYLE.get(series, dict(label=series, marker="o", ls="-"))
+
+
+def _setting(rows: pd.DataFrame) -> str:
+    """``K=…, ε=…, Δ=…`` of a table (one setting per figure)."""
+    first = rows.iloc[0]
+    Delta = float(first.Delta)
+    delta = r", $\delta=1-(1-\Delta)^m$" if Delta > 0 else r", $\delta=0$"
+    return rf"$K={int(first.K)}$, $\epsilon={float(first.epsilon):g}$, $\Delta={Delta:g}${delta}"
+
+
+def gamma_shapes(data: pd.DataFrame, ncols: int = 3):
+    """γ(l) against the vote count l, one panel per m (titled "m = …"), one line per series.
+
+    ``data``: columns figure, K, m, epsilon, Delta, series, l, gamma (the ``SHAPE_COLUMNS`` table).
+    """
+    ms = list(dict.fromkeys(data.m))
+    ncols = min(ncols, len(ms))
+    nrows = math.ceil(len(ms) / ncols)
+    K = int(data.K.iloc[0])
+    figure, axes = new_figure(nrows, ncols, width=3.2 * ncols, height=2.5 * nrows + 0.9, sharey=True)
+    for index, m in enumerate(ms):
+        ax = axes[index // ncols][index % ncols]
+        panel = data[data.m == m]
+        for series, rows in panel.groupby("series", sort=False):
+            style = dict(_style(series))
+            if K > 21:  # many points: markers only on the optimised γ, whose jaggedness they show
+                style.update(ms=2.5, mew=0.8) if series.startswith("opt") else style.update(marker=None)
+            ax.plot(rows.l, rows.gamma, **style)
+        ax.set_title(f"m = {m:g}")
+        ax.set_xlim(-0.02 * K, 1.02 * K)
+        ax.set_ylim(-0.04, 1.06)
+        if K <= 21:
+            ax.set_xticks(range(0, K + 1, 1 if K <= 11 else 2))
+        if index // ncols == nrows - 1:
+            ax.set_xlabel(r"number of votes for 1, $l$")
+        if index % ncols == 0:
+            ax.set_ylabel(r"$\gamma(l)$")
+    for index in range(len(ms), nrows * ncols):
+        axes[index // ncols][index % ncols].set_visible(False)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside lower center", ncol=len(labels))
+    figure.suptitle(f"{data.figure.iloc[0]}: shape of γ, {_setting(data)}", fontsize=9)
+    return figure
+
+
+def _error_panel(ax, panel: pd.DataFrame, annotate: bool) -> None:
+    ms = list(dict.fromkeys(panel.m))
+    series_list = list(dict.fromkeys(panel.series))
+    width = 0.8 / len(series_list)
+    x = np.arange(len(ms))
+    top = float((panel.error_mean + panel.error_std).max())
+    for i, series in enumerate(series_list):
+        rows = panel[panel.series == series].set_index("m").loc[ms]
+        style = _style(series)
+        positions = x - 0.4 + width * (i + 0.5)
+        ax.bar(positions, rows.error_mean, width=width * 0.92, color=style.get("color"), label=style["label"],
+               yerr=rows.error_std, capsize=1.5, error_kw=dict(lw=0.7, ecolor="0.2"))
+        if annotate:
+            for position, value in zip(positions, rows.error_mean):
+                text = "0" if value == 0 else (f"{value:.3f}" if value >= 1e-3 else f"{value:.0e}")
+                ax.annotate(text, (position, value), xytext=(0, 2), textcoords="offset points", ha="center",
+                            va="bottom", rotation=90, fontsize=5.5, color="0.25")
+    ax.set_xticks(x, [f"m = {m:g}" for m in ms])
+    if top > 0:
+        ax.set_ylim(0, top * 1.22)
+    else:
+        ax.set_ylim(0, 1)
+
+
+def ensemble_errors(data: pd.DataFrame):
+    """Bars of E(DaRRM_γ) (mean ± std over repeats) per m and series; one panel per actual prior.
+
+    ``data``: columns figure, K, m, epsilon, Delta, series, actual_prior, error_mean, error_std,
+    n_draws, n_repeats, note (the ``ERROR_COLUMNS`` table).
+    """
+    priors = list(dict.fromkeys(data.actual_prior))
+    n_ms = data.m.nunique()
+    n_series = data.series.nunique()
+    panel_width = max(3.0, 0.22 * n_ms * n_series + 1.2)
+    figure, axes = new_figure(1, len(priors), width=max(6.4, panel_width * len(priors)), height=4.0)
+    for ax, prior in zip(axes[0], priors):
+        panel = data[data.actual_prior == prior]
+        _error_panel(ax, panel, annotate=True)
+        ax.set_title(PRIOR_TITLES.get(prior, f"actual prior {prior}"))
+        if (panel.error_mean == 0).all() and panel.note.astype(str).str.len().max() > 0:
+            ax.text(0.5, 0.5, "E = 0 for every γ:\n" + r"$\alpha_l = \alpha_{K-l}$ when all $p_i = 1/2$",
+                    transform=ax.transAxes, ha="center", va="center", fontsize=8)
+    axes[0][0].set_ylabel(r"$\mathcal{E}(\mathrm{DaRRM}_\gamma)$ (mean ± std)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside lower center", ncol=len(labels))
+    first = data.iloc[0]
+    figure.suptitle(
+        f"{first.figure}: " + r"$\mathcal{E}(\mathrm{DaRRM}_\gamma)$, " + _setting(data)
+        + f"\nMonte Carlo: {int(first.n_draws):,} draws × {int(first.n_repeats)} repeats", fontsize=9)
+    return figure
+
+
+def feasible_region(data: pd.DataFrame):
+    """The region F of ``(p, p')`` for one (ε, Δ)-DP mechanism, shaded, with its four DP boundaries.
+
+    ``data``: columns epsilon, Delta, element (region | boundary), label, description, order, p,
+    p_prime (the ``REGION_COLUMNS`` table; region rows are the vertices in polygon order).
+    """
+    figure, axes = new_figure(width=5.4, height=5.0)
+    ax = axes[0][0]
+    region = data[data.element == "region"].sort_values("order")
+    ax.fill(region.p, region.p_prime, color="#1F77B4", alpha=0.3, lw=0, label=r"feasible region $\mathcal{F}$")
+    ax.scatter(region.p, region.p_prime, color="#1F77B4", s=14, zorder=4)
+    colors = ["#D62728", "#2CA02C", "#FF7F0E", "#9467BD"]
+    boundaries = data[data.element == "boundary"]
+    for color, (label, rows) in zip(colors, boundaries.groupby("label", sort=True)):
+        rows = rows.sort_values("order")
+        pretty = (rows.description.iloc[0].replace("e^eps", r"e^{\epsilon}").replace("Delta", r"\Delta")
+                  .replace("p'", "p^{\\prime}"))
+        ax.plot(rows.p, rows.p_prime, color=color, lw=1.2, label=f"{label}  ${pretty}$")
+    ax.plot([0, 1], [0, 1], color="0.5", lw=0.6, ls=":")
+    for _, vertex in region.iterrows():
+        name = f"({vertex.p:.3g}, {vertex.p_prime:.3g})"
+        if np.isclose(vertex.p, vertex.p_prime):  # (0,0) and (1,1): inside the square
+            offset, align = ((6, 2), "left") if vertex.p < 0.5 else ((-6, -10), "right")
+        else:
+            offset, align = ((6, -10), "left") if vertex.p > vertex.p_prime else ((-6, 4), "right")
+        ax.annotate(name, (vertex.p, vertex.p_prime), xytext=offset, textcoords="offset points", fontsize=7,
+                    ha=align)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_aspect("equal")
+    ax.set_xlabel(r"$p = \Pr[M(D) = 1]$")
+    ax.set_ylabel(r"$p^{\prime} = \Pr[M(D^{\prime}) = 1]$")
+    first = data.iloc[0]
+    ax.set_title(rf"{first.figure}: feasible region of one $(\epsilon, \Delta)$-DP mechanism, "
+                 rf"$\epsilon={float(first.epsilon):g}$, $\Delta={float(first.Delta):g}$")
+    ax.legend(loc="upper left", fontsize=7)
+    return figure

@@ -1,0 +1,76 @@
+"""DaRRM wiring: the claim registry, the config sections against the replication functions,
+and the committed quick-profile γ tables (every γ they hold is private)."""
+
+import inspect
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from dpreplication.accounting.privacy_verifier import verify_privacy
+from dpreplication.replications import darrm
+from dpreplication.scorecard import evaluate_claims, load_registry
+
+REPO = Path(__file__).resolve().parents[1]
+REGISTRY = REPO / "workflow" / "claims" / "darrm.yaml"
+REFERENCES = REPO / "tests" / "references" / "quick" / "darrm"
+SHAPE_TABLES = ("f2_gamma_shapes", "f5_gamma_shapes", "f7_gamma_shapes", "f9_prior_shapes")
+
+# config section -> the replication function its keys are passed to (as in workflow/scripts/darrm/)
+FUNCTIONS = {
+    "f2_gamma_shapes": darrm.figure2_gamma_shapes,
+    "f3_errors": darrm.figure3_errors,
+    "f4_feasible_region": darrm.figure4_feasible_region,
+    "f5_gamma_shapes": darrm.figure5_gamma_shapes,
+    "f6_errors": darrm.figure6_errors,
+    "f7_gamma_shapes": darrm.figure7_gamma_shapes,
+    "f8_errors": darrm.figure8_errors,
+    "f9_prior_shapes": darrm.figure9_prior_shapes,
+    "f9_prior_errors": darrm.figure9_prior_errors,
+    "verified_numbers": darrm.verified_numbers,
+}
+
+
+def darrm_config(profile):
+    section = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["darrm"]
+    overlay = (yaml.safe_load((REPO / "config" / "profiles" / f"{profile}.yaml").read_text()) or {}).get("darrm", {})
+    return {k: {**v, **overlay.get(k, {})} if isinstance(v, dict) else overlay.get(k, v) for k, v in section.items()}
+
+
+def test_registry_loads_with_at_least_20_claims():
+    claims = load_registry(REGISTRY)
+    assert len(claims) >= 20
+    assert all(c.paper == "darrm" for c in claims)
+    assert all(c.deviation is None or len(c.deviation) > 40 for c in claims), "a deviation needs its reason"
+
+
+def test_registry_tables_are_darrm_outputs():
+    rules = (REPO / "workflow" / "rules" / "darrm.smk").read_text()
+    for claim in load_registry(REGISTRY):
+        assert f'"{claim.table}"' in rules, f"claim {claim.id}: no DaRRM output named {claim.table!r}"
+
+
+@pytest.mark.parametrize("profile", ["quick", "default", "paper"])
+def test_config_sections_fit_the_replication_functions(profile):
+    config = darrm_config(profile)
+    for section, function in FUNCTIONS.items():
+        inspect.signature(function).bind(**config[section])  # raises TypeError on an unknown key
+
+
+@pytest.mark.skipif(not REFERENCES.is_dir(), reason="no quick-profile references yet")
+def test_reference_tables_pass_every_claim_but_the_stated_deviations():
+    tables = {p.stem: pd.read_csv(p) for p in REFERENCES.glob("*.csv") if p.stem != "scorecard"}
+    scorecard = evaluate_claims(load_registry(REGISTRY), tables)
+    failed = scorecard[scorecard.status == "fail"]
+    assert failed.empty, failed[["id", "expected", "reproduced", "tolerance"]].to_string()
+
+
+@pytest.mark.skipif(not REFERENCES.is_dir(), reason="no quick-profile references yet")
+@pytest.mark.parametrize("name", SHAPE_TABLES)
+def test_every_gamma_in_the_shape_tables_is_private(name):
+    table = pd.read_csv(REFERENCES / f"{name}.csv")
+    for (K, m, epsilon, Delta, delta, series), rows in table.groupby(["K", "m", "epsilon", "Delta", "delta", "series"]):
+        gamma = rows.sort_values("l").gamma.to_numpy()
+        report = verify_privacy(gamma, int(K), m, epsilon, Delta, delta)
+        assert report.violation <= 1e-12, f"{name}: {series} at m={m} violates (mε, δ)-DP by {report.violation:.3g}"

@@ -1,0 +1,192 @@
+"""Truncated Laplacian mechanism (Geng, Ding, Guo & Kumar, AISTATS 2020) against the analytic
+Gaussian (Balle & Wang 2018): Figs 1–3, the canonical values, and extras E1–E8.
+Spec: shared/specs/truncated_laplace.md."""
+
+TL = "truncated_laplace"
+TL_CODE = code_inputs("mechanisms/additive.py", "mechanisms/bounds.py", "optimisation/noise_lp.py",
+                      "replications/truncated_laplace.py")
+
+
+rule tl_density:
+    message: "TL: Fig. 1, truncated-Laplacian density with Laplace and analytic-Gaussian overlays (spec §8)"
+    input: code=TL_CODE
+    output:
+        **published(TL, "density", FIGURE, "tl_density.rst"),
+        **{f"annotations_{k}": v for k, v in published(TL, "density_annotations", TABLE, "tl_density_annotations.rst").items()},
+    params: settings=settings(f"{TL}/density")
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{TL}/density.log"
+    benchmark: f"{BENCHMARKS}/{TL}/density.tsv"
+    script: "../scripts/truncated_laplace/density.py"
+
+
+rule tl_amplitude_ratio:
+    message: "TL: Fig. 2(a), amplitude ratio R_V against ε, one curve per δ (spec §8)"
+    input: code=TL_CODE
+    output: **published(TL, "amplitude_ratio", FIGURE, "tl_amplitude_ratio.rst")
+    params: settings=settings(f"{TL}/ratio_curves"), quantity="amplitude"
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{TL}/amplitude_ratio.log"
+    benchmark: f"{BENCHMARKS}/{TL}/amplitude_ratio.tsv"
+    script: "../scripts/truncated_laplace/ratio_curves.py"
+
+
+rule tl_power_ratio:
+    message: "TL: Fig. 3(a), power ratio R_D against ε, one curve per δ (spec §8)"
+    input: code=TL_CODE
+    output: **published(TL, "power_ratio", FIGURE, "tl_power_ratio.rst")
+    params: settings=settings(f"{TL}/ratio_curves"), quantity="power"
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{TL}/power_ratio.log"
+    benchmark: f"{BENCHMARKS}/{TL}/power_ratio.tsv"
+    script: "../scripts/truncated_laplace/ratio_curves.py"
+
+
+rule tl_amplitude_ratio_heatmap:
+    message: "TL: Fig. 2(b), R_V over log10 ε × log10 δ with contours (spec §8)"
+    input: code=TL_CODE
+    output: **published(TL, "amplitude_ratio_heatmap", FIGURE, "tl_amplitude_ratio_heatmap.rst")
+    params: settings=settings(f"{TL}/ratio_heatmap"), quantity="amplitude"
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{TL}/amplitude_ratio_heatmap.log"
+    benchmark: f"{BENCHMARKS}/{TL}/amplitude_ratio_heatmap.tsv"
+    script: "../scripts/truncated_laplace/ratio_heatmap.py"
+
+
+rule tl_power_ratio_heatmap:
+    message: "TL: Fig. 3(b), R_D over log10 ε × log10 δ with contours (spec §8)"
+    input: code=TL_CODE
+    output: **published(TL, "power_ratio_heatmap", FIGURE, "tl_power_ratio_heatmap.rst")
+    params: settings=settings(f"{TL}/ratio_heatmap"), quantity="power"
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{TL}/power_ratio_heatmap.log"
+    benchmark: f"{BENCHMARKS}/{TL}/power_ratio_heatmap.tsv"
+    script: "../scripts/truncated_laplace/ratio_heatmap.py"
+
+
+rule tl_ratio_table:
+    message: "TL: the spec §8 table of R_V and R_D"
+    input: code=TL_CODE
+    output: **published(TL, "ratio_table", TABLE, "tl_ratio_table.rst")
+    params: settings=settings(f"{TL}/ratio_table")
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{TL}/ratio_table.log"
+    benchmark: f"{BENCHMARKS}/{TL}/ratio_table.tsv"
+    script: "../scripts/truncated_laplace/ratio_table.py"
+
+
+rule tl_ratio_facts:
+    message: "TL: checkable facts about R_V, R_D (suprema, peaks, break-even δ) and σ_aG/σ_cl (spec §8)"
+    input: code=TL_CODE
+    output: **published(TL, "ratio_facts", TABLE, "tl_ratio_facts.rst")
+    params: settings=settings(f"{TL}/ratio_facts")
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{TL}/ratio_facts.log"
+    benchmark: f"{BENCHMARKS}/{TL}/ratio_facts.tsv"
+    script: "../scripts/truncated_laplace/ratio_facts.py"
+
+
+rule tl_canonical_values:
+    message: "TL: canonical values A, V_up, D_up, V_low*, D_low*, σ_aG, R_V, R_D (spec §8)"
+    input: code=TL_CODE
+    output: **published(TL, "canonical_values", TABLE, "tl_canonical_values.rst")
+    params: settings=settings(f"{TL}/canonical_values")
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{TL}/canonical_values.log"
+    benchmark: f"{BENCHMARKS}/{TL}/canonical_values.tsv"
+    script: "../scripts/truncated_laplace/canonical_values.py"
+
+
+rule tl_bound_gap:
+    message: "TL: E1, reconstructed lower bounds over upper bounds against ε (Thms 6–7)"
+    input: code=TL_CODE
+    output: **published(TL, "bound_gap", FIGURE, "tl_bound_gap.rst")
+    params: settings=settings(f"{TL}/bound_gap")
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{TL}/bound_gap.log"
+    benchmark: f"{BENCHMARKS}/{TL}/bound_gap.tsv"
+    script: "../scripts/truncated_laplace/bound_gap.py"
+
+
+rule tl_lp_optimum:
+    message: "TL: E2, the optimal noise cost bracketed by the all-shifts binned LP"
+    input: code=TL_CODE
+    output: **published(TL, "lp_optimum", FIGURE, "tl_lp_optimum.rst")
+    params: settings=settings(f"{TL}/lp_optimum")
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{TL}/lp_optimum.log"
+    benchmark: f"{BENCHMARKS}/{TL}/lp_optimum.tsv"
+    script: "../scripts/truncated_laplace/lp_optimum.py"
+
+
+rule tl_monte_carlo:
+    message: "TL: E3, Monte Carlo E|X| and E X² of our sampler and diffprivlib against V_up, D_up"
+    input: code=TL_CODE
+    output: **published(TL, "monte_carlo", FIGURE, "tl_monte_carlo.rst")
+    params: settings=settings(f"{TL}/monte_carlo"), seed=SEED
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{TL}/monte_carlo.log"
+    benchmark: f"{BENCHMARKS}/{TL}/monte_carlo.tsv"
+    script: "../scripts/truncated_laplace/monte_carlo.py"
+
+
+rule tl_privacy_audit:
+    message: "TL: E4, numerical hockey-stick audit H_ε(d) against the exact profile"
+    input: code=TL_CODE
+    output: **published(TL, "privacy_audit", FIGURE, "tl_privacy_audit.rst")
+    params: settings=settings(f"{TL}/privacy_audit")
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{TL}/privacy_audit.log"
+    benchmark: f"{BENCHMARKS}/{TL}/privacy_audit.tsv"
+    script: "../scripts/truncated_laplace/privacy_audit.py"
+
+
+rule tl_privacy_profiles:
+    message: "TL: E5, privacy profiles δ(ε') of TL, analytic Gaussian and Laplace at one calibration"
+    input: code=TL_CODE
+    output: **published(TL, "privacy_profiles", FIGURE, "tl_privacy_profiles.rst")
+    params: settings=settings(f"{TL}/privacy_profiles")
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{TL}/privacy_profiles.log"
+    benchmark: f"{BENCHMARKS}/{TL}/privacy_profiles.tsv"
+    script: "../scripts/truncated_laplace/privacy_profiles.py"
+
+
+rule tl_baselines:
+    message: "TL: E6, amplitude and power of TL, Laplace, classic and analytic Gaussian (CSV, Markdown, LaTeX)"
+    input: code=TL_CODE
+    output: **published(TL, "baselines", ("csv", "md", "tex", "json"), "tl_baselines.rst")
+    params: settings=settings(f"{TL}/baselines")
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{TL}/baselines.log"
+    benchmark: f"{BENCHMARKS}/{TL}/baselines.tsv"
+    script: "../scripts/truncated_laplace/baselines.py"
+
+
+rule tl_small_epsilon_limit:
+    message: "TL: E7, R_V and R_D as ε → 0 against their limits"
+    input: code=TL_CODE
+    output: **published(TL, "small_epsilon_limit", FIGURE, "tl_small_epsilon_limit.rst")
+    params: settings=settings(f"{TL}/small_epsilon_limit")
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{TL}/small_epsilon_limit.log"
+    benchmark: f"{BENCHMARKS}/{TL}/small_epsilon_limit.tsv"
+    script: "../scripts/truncated_laplace/small_epsilon_limit.py"
+
+
+rule tl_library_cross_check:
+    message: "TL: E8, σ_aG and A against dp-accounting, autodp, diffprivlib; OpenDP's one-sided δ"
+    input: code=TL_CODE
+    output: **published(TL, "library_cross_check", TABLE, "tl_library_cross_check.rst")
+    params: settings=settings(f"{TL}/library_cross_check")
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{TL}/library_cross_check.log"
+    benchmark: f"{BENCHMARKS}/{TL}/library_cross_check.tsv"
+    script: "../scripts/truncated_laplace/library_cross_check.py"
+
+
+for _rule in (rules.tl_density, rules.tl_amplitude_ratio, rules.tl_power_ratio, rules.tl_amplitude_ratio_heatmap,
+              rules.tl_power_ratio_heatmap, rules.tl_ratio_table, rules.tl_ratio_facts, rules.tl_canonical_values,
+              rules.tl_bound_gap, rules.tl_lp_optimum, rules.tl_monte_carlo, rules.tl_privacy_audit,
+              rules.tl_privacy_profiles, rules.tl_baselines, rules.tl_small_epsilon_limit, rules.tl_library_cross_check):
+    register(TL, _rule.output)

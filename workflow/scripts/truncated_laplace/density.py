@@ -1,0 +1,10 @@
+from dpreplication.plotting import noise_distributions as plots
+from dpreplication.replications import truncated_laplace as tl
+from dpreplication.workflow import publish, start
+
+start(snakemake)
+settings = snakemake.params.settings
+data = tl.figure1_density(**settings)
+annotations = tl.figure1_annotations(settings["epsilon"], settings["delta"], settings["sensitivity"])
+publish(snakemake, data, plots.density_overlay(data, annotations))
+publish(snakemake, annotations, prefix="annotations_")

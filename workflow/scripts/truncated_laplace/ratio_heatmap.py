@@ -1,0 +1,10 @@
+from dpreplication.plotting import noise_distributions as plots
+from dpreplication.replications import truncated_laplace as tl
+from dpreplication.workflow import publish, start
+
+FIGURES = {"amplitude": tl.figure2_amplitude_ratio_heatmap, "power": tl.figure3_power_ratio_heatmap}
+
+start(snakemake)
+quantity = snakemake.params.quantity
+data = FIGURES[quantity](**snakemake.params.settings)
+publish(snakemake, data, plots.ratio_heatmap(data, f"{quantity}_ratio"))
