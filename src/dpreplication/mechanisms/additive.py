@@ -426,6 +426,16 @@ def laplace_scale(epsilon, sensitivity: float = 1.0) -> np.ndarray:
     return (_sensitivity(sensitivity) / _positive_finite("epsilon", epsilon))[()]
 
 
+def laplace_mechanism(value, epsilon: float, rng: np.random.Generator, sensitivity: float = 1.0):
+    """Release ``value + Lap(Δ/ε)`` independently per coordinate.
+
+    Guarantee: ε-DP when ``Δ`` bounds the L1 norm ``‖q(D) - q(D')‖₁`` of the
+    change of the whole vector ``value`` between neighbours (Dwork & Roth, Thm 3.6).
+    """
+    value = np.asarray(value, dtype=float)
+    return (value + rng.laplace(0.0, laplace_scale(epsilon, sensitivity), size=value.shape))[()]
+
+
 def laplace_amplitude(epsilon, sensitivity: float = 1.0) -> np.ndarray:
     """``E|X| = Δ/ε`` of ``Laplace(Δ/ε)`` (ε-DP)."""
     return laplace_scale(epsilon, sensitivity)

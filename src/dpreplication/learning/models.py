@@ -1,0 +1,389 @@
+"""Non-private reference fits and shared model utilities (PrivGene spec §1, §3.1, §3.2).
+
+Conventions (spec §1): features ``x ∈ [-1, 1]^{d-1}`` are the rows of ``X``
+*without* a bias column; a linear model is ``ω = (α, β) ∈ R^d`` with the bias
+``β`` **last**, scoring ``z = xᵀα + β``. Logistic regression (task ``"lr"``)
+uses labels ``y ∈ {0, 1}``; the SVM (task ``"svm"``) uses ``y ∈ {-1, +1}``.
+Both predict the positive class iff ``z > 0``. k-means centres are rows of a
+``(k, dim)`` array. Everything is float64 and vectorised; randomness comes only
+from ``numpy.random.Generator`` arguments.
+
+A solver that stops before its convergence test passes raises
+:class:`ConvergenceError`; no function returns a partial fit.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from scipy import linalg, optimize, special
+
+from dpreplication.mechanisms.additive import laplace_mechanism
+from dpreplication.numerics import row_chunks
+
+TASKS = ("lr", "svm")
+SVM_SMOOTHING = (0.1, 0.01, 0.001)
+SVM_C_GRID = (1e-2, 1e-1, 1.0, 10.0, 1e2, 1e3)
+PRIVATE_SVM_C = 10.0  # C of PrivGene and every private SVM baseline (spec §2.6)
+
+
+class ConvergenceError(RuntimeError):
+    """A solver stopped before meeting its convergence criterion."""
+
+
+# --------------------------------------------------------------------------- linear models
+
+
+def with_bias(X: np.ndarray) -> np.ndarray:
+    """``X̃ = [X, 1]``: the bias as a constant last feature (spec §3)."""
+    X = np.asarray(X, dtype=float)
+    return np.hstack([X, np.ones((X.shape[0], 1))])
+
+
+def unit_norm_features(X: np.ndarray) -> np.ndarray:
+    """``x̃ = [x, 1]/√d``: ``‖x̃‖₂ ≤ 1`` from the public domain ``[-1,1]^{d-1}`` alone (spec §3.4, §3.5).
+
+    A model ``f`` fitted on ``x̃`` is ``ω = f/√d`` on ``[x, 1]``.
+    """
+    features = with_bias(X)
+    return features / np.sqrt(features.shape[1])
+
+
+def linear_scores(X: np.ndarray, omega: np.ndarray) -> np.ndarray:
+    """``z = Xα + β`` for one ``ω`` of shape ``(d,)`` or a stack ``(m, d)`` (result ``(n,)`` or ``(n, m)``)."""
+    omega = np.asarray(omega, dtype=float)
+    return np.asarray(X, dtype=float) @ omega[..., :-1].T + omega[..., -1]
+
+
+def _check_task(task: str) -> None:
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+
+
+def check_labels(y: np.ndarray, task: str) -> np.ndarray:
+    """``y`` as float64, after checking it uses the task's labels: {0, 1} for ``"lr"``, {-1, +1} for ``"svm"``."""
+    _check_task(task)
+    y = np.asarray(y, dtype=float)
+    allowed = (0.0, 1.0) if task == "lr" else (-1.0, 1.0)
+    if not np.all(np.isin(y, allowed)):
+        raise ValueError(f"task {task!r} needs labels in {allowed}, got values {np.unique(y)[:5]}")
+    return y
+
+
+def predict_linear(X: np.ndarray, omega: np.ndarray, task: str) -> np.ndarray:
+    """Labels in the task's convention: positive (1) iff ``z > 0``, else 0 (``"lr"``) or -1 (``"svm"``)."""
+    _check_task(task)
+    negative = 0.0 if task == "lr" else -1.0
+    return np.where(linear_scores(X, omega) > 0, 1.0, negative)
+
+
+def misclassification_rate(X: np.ndarray, y: np.ndarray, omega: np.ndarray, task: str):
+    """Fraction of rows with ``predict_linear(X, ω) ≠ y``; one value per ``ω`` when ``ω`` is a stack."""
+    predictions = predict_linear(X, omega, task)
+    y = np.asarray(y, dtype=float)
+    wrong = predictions != (y if predictions.ndim == 1 else y[:, None])
+    return wrong.mean(axis=0)[()]
+
+
+def fit_logistic_regression(
+    X: np.ndarray, y: np.ndarray, ridge: float = 1e-8, max_iter: int = 100, tol: float = 1e-10
+) -> np.ndarray:
+    """Maximum-likelihood LR by damped Newton (IRLS), spec §3.1.
+
+    Minimises ``Σ_t [softplus(z_t) - y_t z_t] + (ridge/2)‖ω‖²`` with ``y ∈ {0,1}``;
+    the tiny ridge (all coordinates) keeps the Hessian ``X̃ᵀWX̃ + ridge·I``
+    invertible when columns are collinear (one-hot blocks) or the data are
+    separable. Stops when the Newton decrement ``gᵀH⁻¹g/2 ≤ tol·max(1, |f|)``;
+    backtracking (Armijo) keeps every step a descent step. Returns ``ω`` (bias last).
+    """
+    features = with_bias(X)
+    y = check_labels(y, "lr")
+    omega = np.zeros(features.shape[1])
+
+    def objective(w):
+        z = features @ w
+        return float(np.sum(np.logaddexp(0.0, z) - y * z) + 0.5 * ridge * w @ w)
+
+    value = objective(omega)
+    for _ in range(max_iter):
+        z = features @ omega
+        p = special.expit(z)
+        gradient = features.T @ (p - y) + ridge * omega
+        hessian = (features * (p * (1.0 - p))[:, None]).T @ features
+        hessian[np.diag_indices_from(hessian)] += ridge
+        step = linalg.solve(hessian, gradient, assume_a="pos")
+        decrement = float(gradient @ step)
+        if decrement / 2 <= tol * max(1.0, abs(value)):
+            return omega
+        size = 1.0
+        while size >= 1e-10:
+            candidate = omega - size * step
+            candidate_value = objective(candidate)
+            if candidate_value <= value - 0.25 * size * decrement:
+                break
+            size /= 2
+        else:
+            raise ConvergenceError(f"logistic regression: line search failed (Newton decrement {decrement:.3g})")
+        omega, value = candidate, candidate_value
+    raise ConvergenceError(f"logistic regression: Newton did not converge in {max_iter} iterations")
+
+
+def lbfgs_minimise(objective, start: np.ndarray, gtol: float, max_iter: int, label: str) -> np.ndarray:
+    """L-BFGS-B on a smooth ``objective(x) -> (value, gradient)``; raises unless ``max|∇| ≤ 10·gtol`` at the end.
+
+    scipy's own ``success`` flag is not used: it is also set when a step makes
+    no progress, which says nothing about the gradient. The factor 10 accepts
+    a run whose last line search stalled in rounding just short of ``gtol``.
+    """
+    result = optimize.minimize(
+        objective, np.asarray(start, dtype=float), jac=True, method="L-BFGS-B",
+        options={"maxiter": max_iter, "maxcor": 20, "maxls": 100, "ftol": 0.0, "gtol": gtol},
+    )
+    gradient_norm = float(np.max(np.abs(objective(result.x)[1])))
+    if not gradient_norm <= 10.0 * gtol:
+        raise ConvergenceError(
+            f"{label}: L-BFGS stopped with max|gradient| {gradient_norm:.3g} > {10.0 * gtol:.3g} "
+            f"after {result.nit} iterations ({result.message})"
+        )
+    return result.x
+
+
+def huber_hinge(margin: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:
+    """Huber-smoothed hinge of CMS 2011 (spec §3.4) and its derivative in the margin ``m = y·z``.
+
+    ``ℓ_h(m) = 0`` for ``m > 1+h``; ``(1+h-m)²/(4h)`` for ``|1-m| ≤ h``;
+    ``1-m`` for ``m < 1-h``. Convex, 1-Lipschitz, ``ℓ'' ≤ 1/(2h)``, and
+    ``0 ≤ ℓ_h - hinge ≤ h/4``.
+    """
+    inner = np.clip(1.0 + h - margin, 0.0, 2.0 * h)
+    value = inner * inner / (4.0 * h) + np.maximum(1.0 - h - margin, 0.0)
+    return value, -inner / (2.0 * h)
+
+
+def _smoothed_hinge_objective(signed: np.ndarray, loss_weight: float, mask: np.ndarray, h: float):
+    """``v ↦ (value, gradient, margins)`` of ``(½‖v_P‖² + loss_weight·Σ ℓ_h(m))/(loss_weight·n)``, ``m = signed @ v``."""
+    scale = 1.0 / (loss_weight * signed.shape[0])
+
+    def evaluate(v):
+        margins = signed @ v
+        loss, slope = huber_hinge(margins, h)
+        penalty = mask * v
+        value = 0.5 * penalty @ v + loss_weight * loss.sum()
+        return scale * value, scale * (penalty + loss_weight * (signed.T @ slope)), margins
+
+    return evaluate, scale
+
+
+def _ray_minimiser(signed, loss_weight, mask, h, w, margins, direction) -> float:
+    """Exact ``argmin_t f(w + t·p)`` for the convex, piecewise-quadratic smoothed-hinge objective.
+
+    ``φ'(t) = (P∘(w + tp))ᵀp + loss_weight·Σ_t ℓ_h'(m_t + t q_t) q_t`` with ``q = signed @ p``
+    is continuous and non-decreasing; its root is bracketed by doubling and found by Brent's method.
+    """
+    slope_along = signed @ direction
+    penalty_w, penalty_p = (mask * w) @ direction, (mask * direction) @ direction
+
+    def derivative(t):
+        return penalty_w + t * penalty_p + loss_weight * (huber_hinge(margins + t * slope_along, h)[1] @ slope_along)
+
+    if derivative(0.0) >= 0:
+        raise ConvergenceError("smoothed-hinge SVM: the Newton direction is not a descent direction (rounding)")
+    upper = 1.0
+    while derivative(upper) < 0:
+        upper *= 2.0
+        if upper > 1e30:
+            raise ConvergenceError("smoothed-hinge SVM: the objective is unbounded along a descent direction")
+    return optimize.brentq(derivative, 0.0, upper, xtol=1e-14 * upper, rtol=1e-15)
+
+
+def _newton_smoothed_hinge(signed, loss_weight, mask, h, w, gtol, max_iter, label) -> np.ndarray:
+    """Generalised Newton with exact line search on the piecewise-quadratic smoothed-hinge objective.
+
+    The (generalised) Hessian is ``diag(P) + (loss_weight/(2h))·Σ_{|1-m_t|<h} s_t s_tᵀ``
+    (only rows in the quadratic window contribute), plus a ``1e-10``-relative
+    ridge that keeps it invertible when no row is in the window (the bias is
+    then a flat direction of the model); the step length minimises the
+    objective exactly along the Newton direction (Chapelle 2007, §4).
+    """
+    evaluate, scale = _smoothed_hinge_objective(signed, loss_weight, mask, h)
+    _, gradient, margins = evaluate(w)
+    for _ in range(max_iter):
+        if np.max(np.abs(gradient)) <= gtol:
+            return w
+        window = signed[np.abs(1.0 - margins) < h]
+        hessian = np.diag(mask) + (loss_weight / (2.0 * h)) * (window.T @ window)
+        hessian[np.diag_indices_from(hessian)] += 1e-10 * max(np.max(np.diag(hessian)), 1.0)
+        direction = -linalg.solve(hessian, gradient / scale, assume_a="pos")
+        direction /= np.max(np.abs(direction))
+        w = w + _ray_minimiser(signed, loss_weight, mask, h, w, margins, direction) * direction
+        _, gradient, margins = evaluate(w)
+    raise ConvergenceError(
+        f"{label}: Newton stopped after {max_iter} iterations with max|gradient| {np.max(np.abs(gradient)):.3g} > {gtol:.3g}"
+    )
+
+
+def minimise_smoothed_hinge(
+    features: np.ndarray,
+    y_pm: np.ndarray,
+    loss_weight: float,
+    penalised: np.ndarray,
+    smoothing: Sequence[float] = SVM_SMOOTHING,
+    start: np.ndarray | None = None,
+    method: str = "newton",
+    gtol: float | None = None,
+    max_iter: int | None = None,
+) -> np.ndarray:
+    """Minimise ``½‖w_P‖² + loss_weight·Σ_t ℓ_h(y_t wᵀf_t)`` with continuation in ``h`` (spec §3.1).
+
+    ``P`` = coordinates flagged in ``penalised`` (the SVM leaves the bias out).
+    Each stage ``h = 0.1 → 0.01 → 0.001`` is warm-started from the previous one.
+    The objective is divided by ``loss_weight·n`` so that ``gtol`` (max
+    |gradient|) is scale-free. ``method="newton"`` (default; gtol 1e-9) is a
+    generalised Newton with exact line search — on near-separable data L-BFGS
+    needs ~10³ iterations per stage; ``method="lbfgs"`` (gtol 1e-7, accepted at
+    1e-6) is the spec's solver, kept as a cross-check. Raises :class:`ConvergenceError` if a stage does not converge.
+    """
+    features = np.asarray(features, dtype=float)
+    mask = np.asarray(penalised, dtype=float)
+    signed = features * check_labels(y_pm, "svm")[:, None]
+    w = np.zeros(features.shape[1]) if start is None else np.asarray(start, dtype=float).copy()
+    for h in smoothing:
+        label = f"smoothed-hinge SVM (h={h}, {method})"
+        if method == "newton":
+            w = _newton_smoothed_hinge(signed, loss_weight, mask, h, w, gtol or 1e-9, max_iter or 200, label)
+        elif method == "lbfgs":
+            evaluate, _ = _smoothed_hinge_objective(signed, loss_weight, mask, h)
+            w = lbfgs_minimise(lambda v, f=evaluate: f(v)[:2], w, gtol or 1e-7, max_iter or 20_000, label)
+        else:
+            raise ValueError(f"method must be 'newton' or 'lbfgs', got {method!r}")
+    return w
+
+
+def fit_linear_svm(X: np.ndarray, y_pm: np.ndarray, C: float, **solver_options) -> np.ndarray:
+    """Primal linear SVM ``½‖α‖² + C·Σ_t hinge(y_t z_t)``, bias unregularised (spec §3.1, Definition 2).
+
+    Solved on the Huber-smoothed hinge with continuation (:func:`minimise_smoothed_hinge`);
+    the final ``h = 0.001`` is within ``C·n·h/4`` of the hinge objective. Returns ``ω`` (bias last).
+    """
+    features = with_bias(X)
+    penalised = np.ones(features.shape[1])
+    penalised[-1] = 0.0
+    return minimise_smoothed_hinge(features, y_pm, C, penalised, **solver_options)
+
+
+def svm_objective(X: np.ndarray, y_pm: np.ndarray, omega: np.ndarray, C: float) -> float:
+    """Exact hinge objective ``½‖α‖² + C·Σ max(0, 1 - y z)``."""
+    margins = np.asarray(y_pm, dtype=float) * linear_scores(X, omega)
+    return float(0.5 * omega[:-1] @ omega[:-1] + C * np.maximum(0.0, 1.0 - margins).sum())
+
+
+def svm_cross_validation_errors(X, y_pm, folds, grid: Sequence[float] = SVM_C_GRID) -> np.ndarray:
+    """Mean held-out misclassification of :func:`fit_linear_svm` per ``C`` in ``grid``.
+
+    ``folds`` is a sequence of ``(train_index, test_index)`` pairs.
+    """
+    X = np.asarray(X, dtype=float)
+    y_pm = np.asarray(y_pm, dtype=float)
+    errors = np.zeros(len(grid))
+    for train, test in folds:
+        for i, c in enumerate(grid):
+            omega = fit_linear_svm(X[train], y_pm[train], c)
+            errors[i] += misclassification_rate(X[test], y_pm[test], omega, "svm")
+    return errors / len(folds)
+
+
+def tune_svm_c(X, y_pm, folds, grid: Sequence[float] = SVM_C_GRID) -> float:
+    """The ``C`` of ``grid`` with the lowest mean CV misclassification (first one on ties), spec §3.1."""
+    return float(grid[int(np.argmin(svm_cross_validation_errors(X, y_pm, folds, grid)))])
+
+
+# --------------------------------------------------------------------------- Majority
+
+
+def majority_classifier(y_train: np.ndarray, epsilon: float, rng: np.random.Generator, negative_label=None) -> float:
+    """Majority baseline (spec §3.2): the constant label, chosen from a noisy count of positives.
+
+    ``c̃₁ = #{y = 1} + Lap(1/ε)``; returns 1 if ``c̃₁ > n/2`` else the negative
+    label (-1 if ``y_train`` uses ±1 labels, else 0; or ``negative_label``).
+    Guarantee: ε-DP under replace-one neighbours — the count has sensitivity 1
+    and ``n`` is public; the comparison is post-processing.
+    """
+    y_train = np.asarray(y_train, dtype=float)
+    if negative_label is None:
+        negative_label = -1.0 if np.any(y_train < 0) else 0.0
+    noisy_count = laplace_mechanism(np.count_nonzero(y_train == 1), epsilon, rng, sensitivity=1.0)
+    return 1.0 if noisy_count > y_train.size / 2 else float(negative_label)
+
+
+# --------------------------------------------------------------------------- k-means
+
+
+def squared_distances(T: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """``‖t - c‖²`` for every row of ``T`` and ``centres``: ``‖t‖² - 2tᵀc + ‖c‖²`` clipped at 0."""
+    cross = T @ centres.T
+    return np.maximum((T * T).sum(axis=1)[:, None] - 2.0 * cross + (centres * centres).sum(axis=1), 0.0)
+
+
+def _nearest(T: np.ndarray, centres: np.ndarray, max_cells: int) -> tuple[np.ndarray, np.ndarray]:
+    labels = np.empty(T.shape[0], dtype=np.int64)
+    distances = np.empty(T.shape[0])
+    for start, stop in row_chunks(T.shape[0], centres.shape[0], max_cells):
+        block = squared_distances(T[start:stop], centres)
+        labels[start:stop] = block.argmin(axis=1)
+        distances[start:stop] = block[np.arange(stop - start), labels[start:stop]]
+    return labels, distances
+
+
+def intra_cluster_variance(T: np.ndarray, centres: np.ndarray, max_cells: int = 1 << 22) -> float:
+    """Average intra-cluster variance ``(1/|T|)·Σ_t min_c ‖t - c‖²`` (spec §1), in row chunks."""
+    T = np.asarray(T, dtype=float)
+    return float(_nearest(T, np.asarray(centres, dtype=float), max_cells)[1].mean())
+
+
+def kmeans_plus_plus(T: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """k-means++ seeding (Arthur & Vassilvitskii 2007): first centre uniform, then ``P(t) ∝ D(t)²``."""
+    T = np.asarray(T, dtype=float)
+    centres = np.empty((k, T.shape[1]))
+    centres[0] = T[rng.integers(T.shape[0])]
+    closest = squared_distances(T, centres[:1])[:, 0]
+    for i in range(1, k):
+        total = closest.sum()
+        index = rng.choice(T.shape[0], p=closest / total) if total > 0 else rng.integers(T.shape[0])
+        centres[i] = T[index]
+        closest = np.minimum(closest, squared_distances(T, centres[i : i + 1])[:, 0])
+    return centres
+
+
+def _lloyd(T: np.ndarray, centres: np.ndarray, max_iter: int, max_cells: int) -> tuple[np.ndarray, float]:
+    """Lloyd iterations until the assignment stops changing; an emptied cluster keeps its centre."""
+    k = centres.shape[0]
+    labels = None
+    for _ in range(max_iter):
+        new_labels, _ = _nearest(T, centres, max_cells)
+        if labels is not None and np.array_equal(new_labels, labels):
+            break
+        labels = new_labels
+        counts = np.bincount(labels, minlength=k)
+        sums = np.stack([np.bincount(labels, weights=T[:, j], minlength=k) for j in range(T.shape[1])], axis=1)
+        occupied = counts > 0
+        centres = centres.copy()
+        centres[occupied] = sums[occupied] / counts[occupied, None]
+    return centres, float(_nearest(T, centres, max_cells)[1].mean())
+
+
+def lloyd_kmeans(
+    T: np.ndarray, k: int, rng: np.random.Generator, restarts: int = 10, max_iter: int = 300,
+    max_cells: int = 1 << 22,
+) -> np.ndarray:
+    """Non-private k-means (spec §3.1): Lloyd from k-means++ seeds, best of ``restarts`` by intra-cluster variance.
+
+    Each restart runs at most ``max_iter`` assignment/update rounds. Returns centres ``(k, dim)``.
+    """
+    T = np.asarray(T, dtype=float)
+    best, best_variance = None, np.inf
+    for _ in range(restarts):
+        centres, variance = _lloyd(T, kmeans_plus_plus(T, k, rng), max_iter, max_cells)
+        if variance < best_variance:
+            best, best_variance = centres, variance
+    return best
