@@ -145,3 +145,87 @@ for _rule in (rules.darrm_f2_gamma_shapes, rules.darrm_f3_errors, rules.darrm_f4
               rules.darrm_f9_prior_shapes, rules.darrm_f9_prior_errors, rules.darrm_lp_diagnostics,
               rules.darrm_verified_numbers):
     register(DR, _rule.output)
+
+
+# ============================================================================ private prediction
+# Spec §3: K teachers per dataset (DP-SGD with Opacus, or non-private for GNMax) write cached vote
+# matrices; every table afterwards is numpy on those votes. A dataset that cannot be had (no local
+# copy, no mirror copy, no answer from its URL) leaves the rest of the DAG running: its table rows
+# say "needs download" and so do the scorecard claims that read them.
+
+DR_PREDICTION = f"{WORK}/{DR}/prediction"
+DR_TEACHERS_CODE = code_inputs("data", "accounting/rdp.py", "learning/teachers.py", "replications/darrm_teachers.py",
+                               plots=False)
+DR_PREDICTION_CODE = code_inputs("mechanisms/majority.py", "optimisation/gamma_lp.py", "accounting", "scorecard/claims.py",
+                                 "replications/darrm_teachers.py", "replications/darrm_prediction.py")
+
+
+checkpoint darrm_prediction_data:
+    message: "DaRRM: can {wildcards.dataset} be had (data directory, mirror, or canonical URL)?"
+    input: code=code_inputs("data")
+    output: f"{DR_PREDICTION}/data/{{dataset}}.json"
+    params: settings=darrm_data_probe
+    localrule: True
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{DR}/prediction_data_{{dataset}}.log"
+    script: "../scripts/darrm/prediction_data.py"
+
+
+rule darrm_prediction_teachers:
+    message: "DaRRM: train the {wildcards.kind} teachers of {wildcards.dataset} and cache their votes on the test images"
+    input:
+        idx=darrm_dataset_files,
+        code=DR_TEACHERS_CODE,
+    output:
+        votes=f"{DR_PREDICTION}/{{dataset}}_{{kind}}_votes.npz",
+        teachers=f"{DR_PREDICTION}/{{dataset}}_{{kind}}_teachers.csv",
+    wildcard_constraints:
+        kind="private|nonprivate",
+    params: settings=darrm_teacher_settings, seed=SEED
+    # One thread: torch's CPU kernels then sum in a fixed order, so the votes are bit-stable.
+    threads: 1
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{DR}/prediction_teachers_{{dataset}}_{{kind}}.log"
+    benchmark: f"{BENCHMARKS}/{DR}/prediction_teachers_{{dataset}}_{{kind}}.tsv"
+    script: "../scripts/darrm/prediction_teachers.py"
+
+
+rule darrm_prediction_privacy:
+    message: "DaRRM: per-query and total privacy of GNMax, DaRRM_Sub and DaRRM_opt (σ table, γ_opt check)"
+    input: code=DR_PREDICTION_CODE
+    output: **published(DR, "prediction_privacy", TABLE, "darrm_prediction_privacy.rst")
+    params: settings=darrm_prediction_settings()
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{DR}/prediction_privacy.log"
+    benchmark: f"{BENCHMARKS}/{DR}/prediction_privacy.tsv"
+    script: "../scripts/darrm/prediction_privacy.py"
+
+
+rule darrm_prediction_teachers_table:
+    message: "DaRRM: teacher accuracies and privacy parameters per dataset"
+    input:
+        unpack(darrm_prediction_inputs("teachers")),
+        code=DR_PREDICTION_CODE,
+    output: **published(DR, "prediction_teachers", TABLE, "darrm_prediction_teachers.rst")
+    params: settings=darrm_prediction_settings()
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{DR}/prediction_teachers.log"
+    benchmark: f"{BENCHMARKS}/{DR}/prediction_teachers.tsv"
+    script: "../scripts/darrm/prediction_teachers_table.py"
+
+
+rule darrm_prediction_accuracy:
+    message: "DaRRM: accuracy of Q private query labels, GNMax vs DaRRM_Sub vs DaRRM_opt (MNIST, Fashion-MNIST)"
+    input:
+        unpack(darrm_prediction_inputs("votes")),
+        code=DR_PREDICTION_CODE,
+    output: **published(DR, "prediction_accuracy", TABLE, "darrm_prediction_accuracy.rst")
+    params: settings=darrm_prediction_settings(), seed=SEED
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{DR}/prediction_accuracy.log"
+    benchmark: f"{BENCHMARKS}/{DR}/prediction_accuracy.tsv"
+    script: "../scripts/darrm/prediction_accuracy.py"
+
+
+for _rule in (rules.darrm_prediction_privacy, rules.darrm_prediction_teachers_table, rules.darrm_prediction_accuracy):
+    register(DR, _rule.output)

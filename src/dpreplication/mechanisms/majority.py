@@ -534,3 +534,40 @@ def expected_accuracy(gamma, accuracy: float) -> float:
     K = gamma.size - 1
     alpha = stats.binom.pmf(np.arange(K + 1), K, accuracy)
     return float(darrm_probability_one(gamma, alpha))
+
+
+# --------------------------------------------------------------------------- private prediction (spec §3)
+
+
+def subsample_majority(votes, m: int, rng: np.random.Generator) -> np.ndarray:
+    """Majority of ``m`` of the ``K`` binary votes of each row, drawn without replacement (Lemma 3.1).
+
+    Ties (even ``m``) are broken by a fair coin, as in γ_Sub. Privacy: a post-processing of ``m``
+    ``(ε, Δ)``-DP mechanisms, so ``(mε, 1 − (1 − Δ)^m)``-DP (≤ ``(mε, mΔ)``) by composition.
+    """
+    votes = np.atleast_2d(np.asarray(votes)).astype(np.int64)
+    n, K = votes.shape
+    if not 1 <= m <= K:
+        raise ValueError(f"need 1 ≤ m ≤ K, got m={m}, K={K}")
+    chosen = np.argsort(rng.random((n, K)), axis=1)[:, :m]
+    ones = np.take_along_axis(votes, chosen, axis=1).sum(axis=1)
+    coin = rng.random(n) < 0.5
+    return np.where(2 * ones == m, coin, 2 * ones > m).astype(np.int64)
+
+
+def gnmax_aggregate(counts, sigma: float, rng: np.random.Generator) -> np.ndarray:
+    """GNMax (Papernot et al. 2018): ``argmax_c (n_c + N(0, σ²))`` per row of vote counts ``(n, C)``.
+
+    Exact ties go to the lowest class index (the authors' ``≥``). Privacy: one teacher changing
+    its vote moves two counts by 1 (L2 sensitivity √2), so the noisy counts — and their argmax,
+    a post-processing — are ``(λ, λ/σ²)``-RDP for every ``λ > 1``, hence
+    ``(λ/σ² + log(1/δ)/(λ − 1), δ)``-DP (:func:`dpreplication.accounting.rdp.gnmax_epsilon`).
+    """
+    counts = np.atleast_2d(np.asarray(counts, dtype=float))
+    return np.argmax(counts + sigma * rng.standard_normal(counts.shape), axis=1)
+
+
+def gnmax_probability_first(counts, sigma: float) -> np.ndarray:
+    """``Pr[GNMax = class 0] = Φ((n_0 − n_1)/(√2 σ))`` for two-class counts ``(n, 2)`` (exact)."""
+    counts = np.atleast_2d(np.asarray(counts, dtype=float))
+    return special.ndtr((counts[:, 0] - counts[:, 1]) / (np.sqrt(2.0) * sigma))

@@ -12,6 +12,12 @@ import yaml
 COLUMNS = ["paper", "claim", "expected", "reproduced", "tolerance", "status",
            "id", "section", "comparison", "source", "reason"]
 
+DATA_STATUS_COLUMN = "data_status"
+"""Optional table column: empty when the row was computed, else why not (e.g. a missing dataset)."""
+NEEDS_DOWNLOAD = "needs download"
+"""Status of a claim whose row could not be computed because its dataset is not available: the
+``data_status`` text of the row starts with this and names the dataset and how to get it."""
+
 COMPARISONS = {
     "abs": "|reproduced − expected| ≤ tolerance",
     "rel": "|reproduced − expected| ≤ tolerance·|expected|",
@@ -86,8 +92,8 @@ def _matches(column: pd.Series, wanted) -> pd.Series:
     return column.astype(str) == str(wanted)
 
 
-def lookup(claim: Claim, tables: dict[str, pd.DataFrame]) -> float:
-    """The single value of ``claim.column`` in the row of ``claim.table`` matching ``claim.select``."""
+def _row(claim: Claim, tables: dict[str, pd.DataFrame]) -> pd.Series:
+    """The single row of ``claim.table`` matching ``claim.select``."""
     if claim.table not in tables:
         raise KeyError(f"claim {claim.id}: no table {claim.table!r} (have {sorted(tables)})")
     frame = tables[claim.table]
@@ -96,18 +102,35 @@ def lookup(claim: Claim, tables: dict[str, pd.DataFrame]) -> float:
         if key not in frame:
             raise KeyError(f"claim {claim.id}: table {claim.table!r} has no column {key!r}")
         mask &= _matches(frame[key], wanted)
-    rows = frame.loc[mask, claim.column]
+    if claim.column not in frame:
+        raise KeyError(f"claim {claim.id}: table {claim.table!r} has no column {claim.column!r}")
+    rows = frame.loc[mask]
     if len(rows) != 1:
         raise ValueError(f"claim {claim.id}: {claim.select} selects {len(rows)} rows of {claim.table!r}, expected 1")
-    return float(rows.iloc[0])
+    return rows.iloc[0]
+
+
+def lookup(claim: Claim, tables: dict[str, pd.DataFrame]) -> float:
+    """The single value of ``claim.column`` in the row of ``claim.table`` matching ``claim.select``."""
+    return float(_row(claim, tables)[claim.column])
+
+
+def missing_data(claim: Claim, tables: dict[str, pd.DataFrame]) -> str:
+    """The row's ``data_status`` when it says the data needed a download, else ``""``."""
+    status = _row(claim, tables).get(DATA_STATUS_COLUMN, "")
+    return status if isinstance(status, str) and status.startswith(NEEDS_DOWNLOAD) else ""
 
 
 def evaluate_claims(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """One scorecard row per claim: pass, fail, or deviation (a fail with a stated reason)."""
+    """One scorecard row per claim: pass, fail, deviation (a fail with a stated reason), or
+    needs download (the row's dataset was unavailable; the reason says which and how to get it)."""
     rows = []
     for claim in claims:
         reproduced = lookup(claim, tables)
-        if claim.holds(reproduced):
+        missing = missing_data(claim, tables)
+        if missing:
+            status, reason = NEEDS_DOWNLOAD, missing
+        elif claim.holds(reproduced):
             status, reason = "pass", ""
         elif claim.deviation:
             status, reason = "deviation", claim.deviation
@@ -125,10 +148,11 @@ def evaluate_claims(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> pd.
 def render_markdown(scorecard: pd.DataFrame) -> str:
     """A Markdown scorecard: a per-paper tally, then every claim."""
     tally = scorecard.groupby(["paper", "status"]).size().unstack(fill_value=0)
-    for status in ("pass", "deviation", "fail"):
+    statuses = ["pass", "deviation", "fail"] + ([NEEDS_DOWNLOAD] if NEEDS_DOWNLOAD in tally else [])
+    for status in statuses:
         if status not in tally:
             tally[status] = 0
-    tally = tally[["pass", "deviation", "fail"]].reset_index()
+    tally = tally[statuses].reset_index()
     shown = scorecard[["paper", "section", "claim", "expected", "reproduced", "tolerance", "comparison", "status", "reason"]]
     return (
         "# Scorecard\n\n"

@@ -1,0 +1,254 @@
+"""DaRRM private prediction (Jiang, Zhang & Joshi, TMLR 2024, §6.2; spec §3): label queries by
+the private majority of K teachers trained on disjoint shards.
+
+The teachers and their cached vote matrices come from
+:func:`dpreplication.replications.darrm_teachers.teacher_votes`. One function per table, each a
+tidy DataFrame:
+
+* :func:`privacy_table` — per-query and total privacy of the three aggregators: GNMax's σ from
+  the data-independent RDP bound, γ_opt of the DaRRM LP and its exact privacy check, and the
+  advanced composition over Q queries (analytic, needs no data);
+* :func:`teachers_table` — teacher accuracies and privacy parameters per dataset and kind;
+* :func:`accuracy_table` — accuracy of Q random queries (mean and population std over the
+  draws) for GNMax (non-private teachers + Gaussian noise), DaRRM_Sub (majority of m random
+  private teachers) and DaRRM_opt, each next to its exact expectation over the query pool.
+
+Labels. The two classes (5 and 8) are class 0 and class 1. DaRRM and subsampling binarise a vote
+as "not class 0" (the authors' mapping; votes outside the two classes are rare); GNMax counts
+the votes of each class and ignores the others. All three aggregators have the same per-query
+budget ``(mε, mΔ)`` with ε the stated per-teacher ε; every private teacher's accountant ε is at
+most that (checked), so the guarantee holds as stated.
+
+A dataset that cannot be had yields rows whose ``data_status`` starts with "needs download"
+and whose numbers are NaN: the scorecard reports those claims as needing the download.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from dpreplication import seeding
+from dpreplication.accounting import rdp
+from dpreplication.accounting.composition import advanced_composition
+from dpreplication.accounting.privacy_verifier import verify_privacy
+from dpreplication.mechanisms import majority as mj
+from dpreplication.optimisation.gamma_lp import optimise_gamma_cached
+from dpreplication.replications.darrm_teachers import KINDS
+from dpreplication.scorecard.claims import DATA_STATUS_COLUMN, NEEDS_DOWNLOAD
+
+PAPER = "darrm"
+METHODS = ("gnmax", "sub", "opt")
+
+
+def needs_download(dataset: str, status: dict) -> str:
+    """The ``data_status`` text of rows that could not be computed because ``dataset`` is missing."""
+    missing = "; ".join(f"{name}: {reason}" for name, reason in status.get("missing", {}).items())
+    return (f"{NEEDS_DOWNLOAD}: {dataset} is not available ({missing}); download it or place it under the "
+            f"data directory or the mirror (README, Data)")
+
+
+def teachers_table(per_teacher: dict, statuses: dict, settings: dict) -> pd.DataFrame:
+    """One row per (dataset, kind): shards, steps, ε (max over teachers) against the stated ε, and
+    test accuracies (mean, std, min, max; each teacher's is in the rule's work CSV).
+
+    ``per_teacher``: ``{(dataset, kind): DataFrame of teacher_votes}`` for the available datasets;
+    ``statuses``: ``{dataset: availability dict}``; missing datasets give NaN rows."""
+    rows = []
+    for dataset in settings["datasets"]:
+        for kind in KINDS:
+            row = {"dataset": dataset, "kind": kind, "teachers": settings["teachers"],
+                   "epsilon_target": settings["datasets"][dataset]["epsilon_teacher"] if kind == "private" else np.nan,
+                   "Delta": settings["Delta"] if kind == "private" else np.nan}
+            frame = per_teacher.get((dataset, kind))
+            if frame is None:
+                rows.append({**row, DATA_STATUS_COLUMN: needs_download(dataset, statuses[dataset])})
+                continue
+            accuracy = frame.test_accuracy.to_numpy()
+            rows.append({**row, "shard_size_min": frame.shard_size.min(), "shard_size_max": frame.shard_size.max(),
+                         "steps": frame.steps.max(), "epochs": frame.epochs.max(),
+                         "sample_rate": frame.sample_rate.max(), "epsilon": frame.epsilon.max(),
+                         "epsilon_opacus_prv": frame.epsilon_opacus_prv.max(), "accuracy_mean": accuracy.mean(),
+                         "accuracy_std": accuracy.std(), "accuracy_min": accuracy.min(),
+                         "accuracy_max": accuracy.max(), "off_class_votes": frame.off_class_votes.mean(),
+                         DATA_STATUS_COLUMN: ""})
+    columns = ["dataset", "kind", "teachers", "shard_size_min", "shard_size_max", "steps", "epochs", "sample_rate",
+               "Delta", "epsilon_target", "epsilon", "epsilon_opacus_prv", "accuracy_mean", "accuracy_std",
+               "accuracy_min", "accuracy_max", "off_class_votes", DATA_STATUS_COLUMN]
+    return pd.DataFrame(rows).reindex(columns=columns)
+
+
+# --------------------------------------------------------------------------- per-query privacy
+
+
+def query_budget(settings: dict, dataset: str, m: int) -> tuple[float, float]:
+    """``(mε, mΔ)``: the per-query budget shared by the three aggregators (spec §3)."""
+    return m * settings["datasets"][dataset]["epsilon_teacher"], m * settings["Delta"]
+
+
+def gamma_opt(settings: dict, dataset: str, m: int, solver: str = "highs") -> np.ndarray:
+    """γ_opt of the DaRRM LP for ``K`` ``(ε_teacher, Δ)``-DP teachers at ``(mε, mΔ)`` (prior T_U)."""
+    epsilon = settings["datasets"][dataset]["epsilon_teacher"]
+    return np.array(optimise_gamma_cached(settings["teachers"], m, epsilon, settings["Delta"], m * settings["Delta"],
+                                          settings["mean_probability"], solver).gamma)
+
+
+def privacy_table(settings: dict, solver: str = "highs") -> pd.DataFrame:
+    """Per (dataset, m, Q): the per-query budget, GNMax's σ and RDP order λ*, GNMax's accuracy on a
+    unanimous correct K–0 vote ``Φ(K/(√2σ))``, γ_opt's exact privacy violation (≤ 0: private) and
+    distance from the plain majority, and the total ``(ε, δ)`` over Q queries (advanced composition)."""
+    rows = []
+    K = settings["teachers"]
+    for dataset in settings["datasets"]:
+        for m in settings["ms"]:
+            epsilon, delta = query_budget(settings, dataset, m)
+            calibration = rdp.gnmax_noise_scale(epsilon, delta, settings["gnmax_max_order"])
+            gamma = gamma_opt(settings, dataset, m, solver)
+            teacher_epsilon = settings["datasets"][dataset]["epsilon_teacher"]
+            report = verify_privacy(gamma, K, m, teacher_epsilon, settings["Delta"], delta)
+            for queries in settings["queries"]:
+                total_epsilon, total_delta = advanced_composition(epsilon, delta, queries, settings["delta_prime"])
+                rows.append({
+                    "dataset": dataset, "m": m, "queries": queries, "teachers": K, "epsilon_teacher": teacher_epsilon,
+                    "Delta": settings["Delta"], "epsilon_query": epsilon, "delta_query": delta,
+                    "gnmax_sigma": calibration.sigma, "gnmax_order": calibration.order,
+                    "gnmax_min_order": calibration.min_order,
+                    "gnmax_epsilon": rdp.gnmax_epsilon(calibration.sigma, delta, calibration.order),
+                    "gnmax_unanimous_accuracy": float(special.ndtr(K / (np.sqrt(2.0) * calibration.sigma))),
+                    "gamma_opt": " ".join(f"{g:.4f}" for g in mj.gamma_upper_half(gamma)),
+                    "gamma_opt_violation": report.violation, "gamma_opt_minus_majority": float(np.abs(gamma - 1).max()),
+                    "epsilon_total": total_epsilon, "delta_total": total_delta,
+                })
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- accuracy of Q queries
+
+
+def binary_votes(votes: np.ndarray, classes) -> np.ndarray:
+    """``(n, K)`` 0/1 votes: 1 unless the teacher voted class 0 (the authors' mapping)."""
+    return (np.asarray(votes).T != classes[0]).astype(np.int64)
+
+
+def class_counts(votes: np.ndarray, classes) -> np.ndarray:
+    """``(n, 2)`` numbers of teachers voting class 0 and class 1 on each image."""
+    votes = np.asarray(votes)
+    return np.stack([(votes == c).sum(axis=0) for c in classes], axis=1)
+
+
+def expected_accuracies(private_votes, nonprivate_votes, truth, classes, m: int, sigma: float, gamma) -> dict:
+    """Exact probability that each aggregator labels each pool image correctly, ``(n,)`` per method.
+
+    GNMax: ``Φ((n_true − n_other)/(√2σ))``; Sub: ``h_m(L)`` (Lemma 3.1); opt: ``½ + ½ s_L γ(L)``
+    for the right sign; ``L`` = number of private votes for class 1."""
+    ones = binary_votes(private_votes, classes).sum(axis=1)
+    is_one = truth == classes[1]
+    K = private_votes.shape[0]
+    gnmax_first = mj.gnmax_probability_first(class_counts(nonprivate_votes, classes), sigma)
+    sub_one = mj.subsample_majority_probability(K, m)[ones]
+    opt_one = mj.darrm_probability_one(gamma, np.eye(K + 1)[ones])
+    return {method: np.where(is_one, p_one, 1.0 - p_one)
+            for method, p_one in (("gnmax", 1.0 - gnmax_first), ("sub", sub_one), ("opt", opt_one))}
+
+
+def simulate_queries(private_votes, nonprivate_votes, truth, classes, m: int, queries: int, draws: int, sigma: float,
+                     gamma, seed: int, dataset: str) -> dict:
+    """Number of correct labels of each aggregator on ``draws`` random sets of ``queries`` pool
+    images (without replacement; the same sets for every method and budget m), ``(draws,)`` ints
+    per method."""
+    binary = binary_votes(private_votes, classes)
+    counts = class_counts(nonprivate_votes, classes)
+    correct = {method: np.empty(draws, dtype=np.int64) for method in METHODS}
+    for draw in range(draws):
+        chosen = seeding.generator(seed, PAPER, "queries", dataset, queries, draw).choice(
+            truth.size, size=queries, replace=False)
+        noise = {method: seeding.generator(seed, PAPER, "aggregate", dataset, m, queries, draw, method)
+                 for method in METHODS}
+        labels = {
+            "gnmax": np.asarray(classes)[mj.gnmax_aggregate(counts[chosen], sigma, noise["gnmax"])],
+            "sub": np.asarray(classes)[mj.subsample_majority(binary[chosen], m, noise["sub"])],
+            "opt": np.asarray(classes)[mj.sample_darrm(binary[chosen], gamma, noise["opt"])],
+        }
+        for method in METHODS:
+            correct[method][draw] = np.sum(labels[method] == truth[chosen])
+    return correct
+
+
+def z_score(mean: float, expected: float, standard_error: float) -> float:
+    """``(mean − expected)/SE``; with ``SE = 0`` it is 0 if they agree and ±∞ otherwise."""
+    if standard_error > 0:
+        return float((mean - expected) / standard_error)
+    return 0.0 if np.isclose(mean, expected, rtol=0, atol=1e-12) else float(np.copysign(np.inf, mean - expected))
+
+
+def accuracy_table(votes: dict, statuses: dict, settings: dict, seed: int, solver: str = "highs") -> pd.DataFrame:
+    """Per (dataset, m, Q): mean and population std over the draws of each aggregator's accuracy
+    (the paper's "mean (std)"), its exact expectation over the pool, the z-score of the mean
+    against that expectation, the pairwise gaps, and the per-query and total privacy.
+
+    ``votes``: ``{dataset: {"private": arrays, "nonprivate": arrays}}`` (arrays as returned by
+    :func:`~dpreplication.replications.darrm_teachers.teacher_votes`) for the available datasets;
+    ``statuses`` as in :func:`teachers_table`."""
+    classes = list(settings["classes"])
+    draws = settings["draws"]
+    privacy = privacy_table(settings, solver).set_index(["dataset", "m", "queries"])
+    rows = []
+    for dataset in settings["datasets"]:
+        for m in settings["ms"]:
+            for queries in settings["queries"]:
+                budget = privacy.loc[(dataset, m, queries)]
+                row = {"dataset": dataset, "m": m, "queries": queries, "epsilon_query": budget.epsilon_query,
+                       "delta_query": budget.delta_query, "epsilon_total": budget.epsilon_total,
+                       "delta_total": budget.delta_total, "gnmax_sigma": budget.gnmax_sigma, "draws": draws}
+                if dataset not in votes:
+                    rows.append({**row, DATA_STATUS_COLUMN: needs_download(dataset, statuses[dataset])})
+                    continue
+                private, nonprivate = votes[dataset]["private"], votes[dataset]["nonprivate"]
+                if not np.array_equal(private["test_index"], nonprivate["test_index"]):
+                    raise ValueError(f"{dataset}: private and non-private votes cover different test images")
+                truth = private["labels"]
+                gamma = gamma_opt(settings, dataset, m, solver)
+                exact = expected_accuracies(private["votes"], nonprivate["votes"], truth, classes, m,
+                                            budget.gnmax_sigma, gamma)
+                correct = simulate_queries(private["votes"], nonprivate["votes"], truth, classes, m, queries, draws,
+                                           budget.gnmax_sigma, gamma, seed, dataset)
+                total = {method: int(correct[method].sum()) for method in METHODS}
+                answered = queries * draws  # means and gaps from the counts of correct labels: no round-off
+                for method in METHODS:
+                    mean, std = total[method] / answered, (correct[method] / queries).std()
+                    expected = exact[method].mean()
+                    row[f"{method}_mean"], row[f"{method}_std"], row[f"{method}_expected"] = mean, std, expected
+                    row[f"{method}_z"] = z_score(mean, expected, std / np.sqrt(draws))
+                row |= {"sub_minus_gnmax": (total["sub"] - total["gnmax"]) / answered,
+                        "opt_minus_sub": (total["opt"] - total["sub"]) / answered,
+                        "opt_minus_gnmax": (total["opt"] - total["gnmax"]) / answered, "pool": truth.size,
+                        DATA_STATUS_COLUMN: ""}
+                rows.append(row)
+    columns = ["dataset", "m", "queries", "epsilon_query", "delta_query", "epsilon_total", "delta_total",
+               "gnmax_sigma", *[f"{method}_{stat}" for method in METHODS for stat in ("mean", "std")],
+               *[f"{method}_expected" for method in METHODS], *[f"{method}_z" for method in METHODS],
+               "sub_minus_gnmax", "opt_minus_sub", "opt_minus_gnmax", "draws", "pool", DATA_STATUS_COLUMN]
+    return pd.DataFrame(rows).reindex(columns=columns)
+
+
+# --------------------------------------------------------------------------- cached rule inputs
+
+
+def read_cached(inputs, datasets) -> tuple[dict, dict, dict]:
+    """``(statuses, votes, per_teacher)`` from a rule's named inputs: ``status_<dataset>`` (JSON of
+    :func:`dpreplication.data.fetch.availability`), ``votes_<dataset>_<kind>`` (``.npz``) and
+    ``teachers_<dataset>_<kind>`` (CSV), the latter two present for available datasets only."""
+    import json
+    from pathlib import Path
+
+    statuses = {dataset: json.loads(Path(inputs[f"status_{dataset}"]).read_text()) for dataset in datasets}
+    votes, per_teacher = {}, {}
+    for dataset in datasets:
+        for kind in KINDS:
+            if f"votes_{dataset}_{kind}" in inputs.keys():
+                with np.load(inputs[f"votes_{dataset}_{kind}"]) as cached:
+                    votes.setdefault(dataset, {})[kind] = dict(cached)
+            if f"teachers_{dataset}_{kind}" in inputs.keys():
+                per_teacher[(dataset, kind)] = pd.read_csv(inputs[f"teachers_{dataset}_{kind}"])
+    return statuses, votes, per_teacher

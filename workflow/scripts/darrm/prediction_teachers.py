@@ -1,0 +1,13 @@
+from pathlib import Path
+
+import numpy as np
+
+from dpreplication.replications import darrm_teachers
+from dpreplication.workflow import start
+
+start(snakemake)
+files = {Path(path).name: path for path in snakemake.input.idx}
+arrays, teachers = darrm_teachers.teacher_votes(files, snakemake.wildcards.dataset, snakemake.wildcards.kind,
+                                                 snakemake.params.settings, snakemake.params.seed, snakemake.threads)
+np.savez_compressed(snakemake.output.votes, **arrays)
+teachers.to_csv(snakemake.output.teachers, index=False)
