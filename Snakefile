@@ -11,6 +11,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/permute_and_flip.smk"
 include: "workflow/rules/truncated_laplace.smk"
 include: "workflow/rules/darrm.smk"
+include: "workflow/rules/privgene.smk"
 include: "workflow/rules/scorecard.smk"
 
 

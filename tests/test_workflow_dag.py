@@ -17,10 +17,17 @@ def jobs(*args):
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M)}
 
 
+# Rules whose jobs a dry run of everything cannot list: they are reached through an input function
+# that reads a checkpoint's output, and with --forceall that checkpoint has not run yet.
+BEHIND_CHECKPOINTS = {"darrm_prediction_teachers": "results/quick/work/darrm/prediction/mnist_private_votes.npz"}
+
+
 def test_dry_run_lists_every_rule():
     listed = set(subprocess.run([*SNAKEMAKE, "--list-rules"], cwd=REPO, capture_output=True, text=True).stdout.split())
     scheduled = jobs()
-    assert listed - {"all"} <= set(scheduled) | {"all"}, listed - set(scheduled)
+    assert listed - {"all"} - set(BEHIND_CHECKPOINTS) <= set(scheduled) | {"all"}, listed - set(scheduled)
+    for rule, output in BEHIND_CHECKPOINTS.items():
+        assert jobs(output).get(rule) == 1, f"{rule} cannot build {output}"
 
 
 def test_one_figure_builds_only_what_it_needs():

@@ -44,18 +44,23 @@ wildcard_constraints:
     dataset=r"[A-Za-z0-9_]+",
 
 
-def code_inputs(*modules):
+def code_inputs(*modules, plots=True):
     """The package source files a rule depends on, so editing them reruns it.
 
     ``modules`` are paths under src/dpreplication (a module file or a subpackage);
-    the core modules every script uses are always included.
+    the core modules every script uses are always included, and the plotting
+    package unless ``plots`` is False (jobs that only compute, so that editing a
+    plot never reruns hours of training or genetic search).
     """
-    core = ["__init__.py", "numerics.py", "seeding.py", "provenance.py", "workflow.py", "plotting"]
+    core = ["__init__.py", "numerics.py", "seeding.py", "provenance.py", "workflow.py"]
+    if plots:
+        core.append("plotting")
     files = []
     for module in core + list(modules):
         path = PACKAGE / module
         files += sorted(path.rglob("*.py")) if path.is_dir() else [path]
-    files.append(PACKAGE / "plotting" / "matplotlibrc")
+    if plots:
+        files.append(PACKAGE / "plotting" / "matplotlibrc")
     return sorted({str(f) for f in files})
 
 
@@ -119,3 +124,98 @@ def darrm_lp_cases():
                       "Delta": section.get("Delta", 0.0), "composition": section.get("composition", "general"),
                       "mean_probability": section["mean_probability"]})
     return {"cases": cases, "solver": settings("darrm/solver")}
+
+
+def darrm_prediction_settings():
+    """The private-prediction config section with the γ LP solver."""
+    return {**settings("darrm/private_prediction"), "solver": settings("darrm/solver")}
+
+
+def darrm_teacher_settings(wildcards):
+    """The part of darrm.private_prediction that one teacher set (dataset, kind) depends on."""
+    from dpreplication.replications.darrm_teachers import teacher_settings
+
+    return teacher_settings(settings("darrm/private_prediction"), wildcards.dataset, wildcards.kind)
+
+
+def darrm_dataset_files(wildcards):
+    """The verified IDX files of one private-prediction dataset (fetched by rule fetch_data_file)."""
+    from dpreplication.data import DATASETS
+
+    return [f"{DATA}/{wildcards.dataset}/{data_file.name}" for data_file in DATASETS[wildcards.dataset].files]
+
+
+def darrm_data_probe(wildcards):
+    """What the availability probe of a dataset depends on: the data directory, the mirror, and
+    which of its files are there now (so that adding a file or a mirror reruns the probe)."""
+    from dpreplication.data import DATASETS
+    from dpreplication.data.fetch import availability, resolve_mirror
+
+    mirror = resolve_mirror(config["data"]["mirror"])
+    present = []
+    if mirror is not None or all(Path(DATA, wildcards.dataset, f.name).is_file() for f in DATASETS[wildcards.dataset].files):
+        present = sorted(availability(wildcards.dataset, DATA, mirror)["files"])
+    return {"directory": DATA, "mirror": str(mirror) if mirror else None, "present": present,
+            "timeout": settings("darrm/private_prediction")["probe_timeout"]}
+
+
+def darrm_prediction_inputs(output):
+    """Input function: every dataset's availability status and, for each available dataset, the
+    ``output`` ("votes" or "teachers") of its private and non-private teachers. Unavailable
+    datasets need nothing more: their table rows say "needs download"."""
+    import json
+
+    def inputs(wildcards):
+        files = {}
+        for dataset in settings("darrm/private_prediction")["datasets"]:
+            status = checkpoints.darrm_prediction_data.get(dataset=dataset).output[0]
+            files[f"status_{dataset}"] = status
+            if json.loads(Path(status).read_text())["available"]:
+                for kind in ("private", "nonprivate"):
+                    files[f"{output}_{dataset}_{kind}"] = expand(
+                        rules.darrm_prediction_teachers.output[output], dataset=dataset, kind=kind)[0]
+        return files
+
+    return inputs
+
+
+# ---------------------------------------------------------------- PrivGene (spec shared/specs/privgene.md)
+from dpreplication.replications.privgene import DATASETS as PRIVGENE_DATASETS  # noqa: E402
+
+
+def privgene_data(name):
+    """The encoded, scaled table of a PrivGene dataset (Table 2 name)."""
+    return f"{WORK}/privgene/data/{name}.npz"
+
+
+def privgene_raw_files(name):
+    """Verified raw files of a PrivGene dataset; a configured IPUMS BR extract replaces the BR stand-in."""
+    extract = settings("privgene/data")["br_extract"]
+    if name == "BR" and extract:
+        return [extract]
+    spec = PRIVGENE_DATASETS[name]
+    return [f"{DATA}/{spec.catalog}/{filename}" for filename in spec.files]
+
+
+def privgene_job_settings(figure, algorithm=True):
+    """What one job of ``figure`` depends on: its ε, the CV protocol and (for PrivGene jobs) the
+    algorithm's parameters; not the grids, so that growing a grid reruns no finished job."""
+    section = {"epsilon": settings(f"privgene/{figure}")["epsilon"], **settings("privgene/protocol")}
+    return {**section, "algorithm": settings("privgene/algorithm")} if algorithm else section
+
+
+def privgene_jobs(pattern, figure, **wildcards):
+    """Every job output of ``figure``: ``pattern`` expanded over ``wildcards`` and its repetitions."""
+    return expand(pattern, repetition=range(settings(f"privgene/{figure}")["repetitions"]), **wildcards)
+
+
+def privgene_c_values():
+    """The c grid of Fig. 2 as path labels (``%g``)."""
+    return [f"{c:g}" for c in settings("privgene/choice_of_c")["c_grid"]]
+
+
+def privgene_tuned_c(wildcards):
+    """NoPrivacy's SVM needs its tuned C; other reference jobs need nothing more."""
+    if wildcards.method == "NoPrivacy" and wildcards.task == "svm":
+        return {"tuned_C": f"{WORK}/privgene/reference/{wildcards.pg_dataset}/svm_C.csv"}
+    return {}

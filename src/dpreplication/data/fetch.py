@@ -1,9 +1,10 @@
 """Fetch a dataset file from its canonical URL or an offline mirror, and verify it.
 
-The mirror is a directory laid out as ``<mirror>/<dataset>/<file>``; a file
-may be stored there plain or gzip-compressed (``<file>.gz``). Whatever the
-source, the local copy is the decompressed content, written atomically only
-after its SHA256 matches the catalogue. A missing or corrupt file raises
+The mirror is a directory laid out as ``<mirror>/<dataset>/<file>`` (the dataset's
+``mirror_directory`` where the catalogue names one); a file may be stored there plain or
+gzip-compressed (``<file>.gz``). Without a mirror, the canonical URL is tried first, then the
+catalogue's alternate URLs. Whatever the source, the local copy is the decompressed content,
+written atomically only after its SHA256 matches the catalogue. A missing or corrupt file raises
 :class:`DataIntegrityError` naming the file and the expected checksum.
 """
 
@@ -15,6 +16,7 @@ import os
 import shutil
 import tempfile
 import urllib.request
+import zipfile
 from pathlib import Path
 
 from dpreplication.data.catalog import DATASETS, DataFile
@@ -58,8 +60,13 @@ def resolve_mirror(configured: str | os.PathLike | None) -> Path | None:
     return Path(value) if value else None
 
 
+def _mirror_candidates(mirror: Path, dataset: str, data_file: DataFile) -> list[Path]:
+    folder = mirror / (DATASETS[dataset].mirror_directory or dataset)
+    return [folder / data_file.name, folder / f"{data_file.name}.gz"]
+
+
 def _mirror_source(mirror: Path, dataset: str, data_file: DataFile) -> Path:
-    candidates = [mirror / dataset / data_file.name, mirror / dataset / f"{data_file.name}.gz"]
+    candidates = _mirror_candidates(mirror, dataset, data_file)
     for candidate in candidates:
         if candidate.is_file():
             return candidate
@@ -67,6 +74,78 @@ def _mirror_source(mirror: Path, dataset: str, data_file: DataFile) -> Path:
         f"data file {data_file.name} of {dataset} is not in the mirror {mirror} "
         f"(looked for {', '.join(str(c) for c in candidates)}; expected SHA256 {data_file.sha256})"
     )
+
+
+def _download(data_file: DataFile, dataset: str, target: Path) -> None:
+    """Download the canonical URL, else each alternate in turn; raise naming every failure."""
+    failures = []
+    for url in (data_file.url, *data_file.alternate_urls):
+        try:
+            with urllib.request.urlopen(url, timeout=60) as response, open(target, "wb") as out:
+                shutil.copyfileobj(response, out)
+            return
+        except OSError as error:
+            failures.append(f"{url} ({error})")
+    raise DataIntegrityError(
+        f"could not download {dataset}/{data_file.name} from {'; '.join(failures)}; set {MIRROR_ENV} or config "
+        f"data.mirror to an offline copy (expected SHA256 {data_file.sha256})"
+    )
+
+
+def _url_responds(url: str, timeout: float) -> str | None:
+    """``None`` if a HEAD request to ``url`` succeeds, else the error text."""
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=timeout):
+            return None
+    except OSError as error:
+        return str(error)
+
+
+def availability(dataset: str, directory: str | os.PathLike, mirror: str | os.PathLike | None = None,
+                 timeout: float = 10.0) -> dict:
+    """Whether every file of ``dataset`` can be had, without fetching it.
+
+    A file is available when it is already in ``directory/<dataset>/`` (it is verified when
+    used), when the mirror holds it (plain or ``.gz``; with a mirror configured, :func:`fetch`
+    reads only the mirror), or, without a mirror, when its canonical or an alternate URL answers
+    a HEAD request. Returns ``{"dataset", "available", "files": {name: source}, "missing":
+    {name: reason}}``. Availability is not integrity: a corrupt file still fails its fetch.
+    """
+    files, missing = {}, {}
+    for data_file in DATASETS[dataset].files:
+        local = Path(directory) / dataset / data_file.name
+        if local.is_file():
+            files[data_file.name] = str(local)
+        elif mirror is not None:
+            found = [c for c in _mirror_candidates(Path(mirror), dataset, data_file) if c.is_file()]
+            if found:
+                files[data_file.name] = str(found[0])
+            else:
+                missing[data_file.name] = f"not in the mirror {mirror}"
+        else:
+            errors = []
+            for url in (data_file.url, *data_file.alternate_urls):
+                error = _url_responds(url, timeout)
+                if error is None:
+                    files[data_file.name] = url
+                    break
+                errors.append(f"{url}: {error}")
+            else:
+                missing[data_file.name] = "; ".join(errors)
+    return {"dataset": dataset, "available": not missing, "files": files, "missing": missing}
+
+
+def _extract_member(archive: Path, data_file: DataFile) -> None:
+    """Replace the downloaded zip ``archive`` by its member ``data_file.archive_member``."""
+    try:
+        with zipfile.ZipFile(archive) as bundle:
+            content = bundle.read(data_file.archive_member)
+    except (zipfile.BadZipFile, KeyError) as error:
+        raise DataIntegrityError(
+            f"{data_file.url} is not a zip holding {data_file.archive_member} ({error}); "
+            f"expected SHA256 of {data_file.name}: {data_file.sha256}"
+        ) from None
+    archive.write_bytes(content)
 
 
 def fetch(dataset: str, name: str, destination: str | os.PathLike, mirror: str | os.PathLike | None = None) -> Path:
@@ -79,14 +158,9 @@ def fetch(dataset: str, name: str, destination: str | os.PathLike, mirror: str |
         if mirror is not None:
             shutil.copyfile(_mirror_source(Path(mirror), dataset, data_file), fetched)
         else:
-            try:
-                with urllib.request.urlopen(data_file.url, timeout=60) as response, open(fetched, "wb") as out:
-                    shutil.copyfileobj(response, out)
-            except OSError as error:
-                raise DataIntegrityError(
-                    f"could not download {data_file.url} for {dataset}/{name} ({error}); set "
-                    f"{MIRROR_ENV} or config data.mirror to an offline copy (expected SHA256 {data_file.sha256})"
-                ) from error
+            _download(data_file, dataset, fetched)
+            if data_file.archive_member is not None:
+                _extract_member(fetched, data_file)
         plain = Path(scratch) / "plain"
         with open(fetched, "rb") as raw:
             compressed = raw.read(2) == _GZIP_MAGIC

@@ -56,3 +56,86 @@ def worst_case(data: pd.DataFrame):
     right.set_xlabel("number of candidates n")
     right.set_ylabel("EM / P&F worst-case error")
     return figure
+
+
+def _band(ax, rows, x, y, low, high, **style):
+    """A line with its confidence band (where the band is known)."""
+    line, = ax.plot(rows[x], rows[y], **style)
+    if rows[low].notna().any():
+        ax.fill_between(rows[x], rows[low], rows[high], color=line.get_color(), alpha=0.2, lw=0)
+    return line
+
+
+def ratio_against_c(data: pd.DataFrame, marked_c: float | None = None, reference_c: float = 0.5e-3):
+    """PrivGene Fig. 2: misclassification relative to its value at the reference c, against c.
+
+    One panel per task (LR, SVM), one line per dataset with its 95 % band, a dotted line at
+    ``marked_c`` (the paper's choice) and at ratio 1. ``data``: columns task, dataset,
+    c_x1e3, ratio, ratio_ci_low, ratio_ci_high.
+    """
+    tasks = list(dict.fromkeys(data.task))
+    figure, axes = new_figure(1, len(tasks), width=3.4 * len(tasks), height=3.0)
+    for ax, task in zip(axes[0], tasks):
+        for dataset, rows in data[data.task == task].groupby("dataset", sort=False):
+            _band(ax, rows.sort_values("c_x1e3"), "c_x1e3", "ratio", "ratio_ci_low", "ratio_ci_high",
+                  marker="o", ms=3, label=dataset)
+        if marked_c is not None:
+            ax.axvline(marked_c * 1e3, color="k", ls=":", lw=1)
+        ax.axhline(1.0, color="0.5", lw=0.8)
+        ax.set_xlabel("c (×10⁻³)")
+        ax.set_title(f"({'ab'[tasks.index(task)]}) {task.upper()}")
+    axes[0][0].set_ylabel(f"error / error at c = {reference_c * 1e3:g}×10⁻³")
+    axes[0][0].legend()
+    return figure
+
+
+def error_against_iteration(data: pd.DataFrame, title: str = ""):
+    """PrivGene Figs 6–7: test error of the vector selected at each GA iteration.
+
+    One panel per task, one line (with its 95 % band) per selection variant; flat reference
+    methods (NoPrivacy, Majority) dashed. ``data``: columns task, method, iteration, error,
+    ci_low, ci_high, and ``r`` (NaN for the flat references).
+    """
+    tasks = list(dict.fromkeys(data.task))
+    figure, axes = new_figure(1, len(tasks), width=3.4 * len(tasks), height=3.0)
+    for ax, task in zip(axes[0], tasks):
+        panel = data[data.task == task]
+        for method, rows in panel.groupby("method", sort=False):
+            if rows.r.isna().all():
+                ax.plot(rows.iteration, rows.error, ls="--", lw=1, label=method)
+            else:
+                _band(ax, rows, "iteration", "error", "ci_low", "ci_high", label=method)
+        ax.set_xlabel("iteration i")
+        ax.set_title(f"({'ab'[tasks.index(task)]}) {task.upper()}")
+    axes[0][0].set_ylabel("misclassification rate")
+    axes[0][0].legend()
+    if title:
+        figure.suptitle(title)
+    return figure
+
+
+def dampening_against_iteration(data: pd.DataFrame):
+    """PrivGene extra: the dampening factors Δ1, Δ2 and the Δ used against the iteration (log y).
+
+    Rows = datasets, columns = tasks; for each selection variant its Δ used, and Δ1, Δ2 of
+    the EEM runs. ``data``: columns dataset, task, method, iteration, delta1_mean,
+    delta2_mean, delta_used_mean.
+    """
+    datasets, tasks = list(dict.fromkeys(data.dataset)), list(dict.fromkeys(data.task))
+    figure, axes = new_figure(len(datasets), len(tasks), width=3.4 * len(tasks), height=2.6 * len(datasets))
+    for i, j in ((i, j) for i in range(len(datasets)) for j in range(len(tasks))):
+        ax = axes[i][j]
+        panel = data[(data.dataset == datasets[i]) & (data.task == tasks[j])]
+        eem_runs = panel[panel.method == "EEM"]
+        ax.plot(eem_runs.iteration, eem_runs.delta1_mean, color="0.4", ls="--", lw=1, label="Δ1 (EEM runs)")
+        ax.plot(eem_runs.iteration, eem_runs.delta2_mean, color="0.4", ls=":", lw=1, label="Δ2 (EEM runs)")
+        for style, (method, rows) in zip(("-", "-.", (0, (1, 3))), panel.groupby("method", sort=False)):
+            ax.plot(rows.iteration, rows.delta_used_mean, ls=style, label=f"Δ used ({method})")
+        ax.set_yscale("log")
+        ax.set_title(f"{datasets[i]} — {tasks[j].upper()}")
+        if i == len(datasets) - 1:
+            ax.set_xlabel("iteration i")
+        if j == 0:
+            ax.set_ylabel("dampening factor")
+    axes[0][0].legend()
+    return figure

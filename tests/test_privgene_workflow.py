@@ -1,0 +1,97 @@
+"""PrivGene wiring: the claim registry, the config against the package, and the figure tables
+computed from small job tables (pairing, ratios, gaps, Δ checks) and drawn."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from dpreplication.learning.genetic import PrivGeneSettings
+from dpreplication.plotting import curves
+from dpreplication.replications import privgene as pg
+from dpreplication.replications import privgene_figures as pgf
+from dpreplication.scorecard import load_registry
+
+REPO = Path(__file__).resolve().parents[1]
+REGISTRY = REPO / "workflow" / "claims" / "privgene.yaml"
+
+
+def test_registry_has_at_least_15_claims_with_reasons():
+    claims = load_registry(REGISTRY)
+    assert len(claims) >= 15 and all(c.paper == "privgene" for c in claims)
+    assert all(c.deviation is None or len(c.deviation) > 40 for c in claims), "a deviation needs its reason"
+
+
+def test_registry_tables_are_privgene_outputs():
+    rules = (REPO / "workflow" / "rules" / "privgene.smk").read_text()
+    for claim in load_registry(REGISTRY):
+        assert f'"{claim.table}"' in rules, f"claim {claim.id}: no PrivGene output named {claim.table!r}"
+
+
+@pytest.mark.parametrize("profile", ["quick", "default", "paper"])
+def test_algorithm_section_fits_the_settings(profile):
+    base = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["privgene"]
+    overlay = (yaml.safe_load((REPO / "config" / "profiles" / f"{profile}.yaml").read_text()) or {}).get("privgene", {})
+    algorithm = {**base["algorithm"], **overlay.get("algorithm", {})}
+    settings = pg.algorithm_settings(algorithm)
+    unused = set(algorithm) - set(PrivGeneSettings.__dataclass_fields__)
+    assert unused == {"svm_C", "kmeans_delta_factor"}, unused       # used by the fitness, not the GA
+    assert settings.c == algorithm["c"] and settings.m == algorithm["m"]
+    section = {**base["choice_of_c"], **overlay.get("choice_of_c", {})}
+    assert section["reference_c"] in section["c_grid"] and algorithm["c"] in section["c_grid"]
+
+
+def choice_jobs():
+    rows = []
+    for c, base in ((0.5e-3, 0.20), (1.25e-3, 0.18), (3e-3, 0.22)):
+        for repetition, fold in ((0, 0), (0, 1), (1, 0)):
+            rows.append({"dataset": "Adult", "task": "lr", "method": "PrivGene-EEM", "epsilon": 1.0, "c": c,
+                         "repetition": repetition, "fold": fold, "r": 10, "error": base + 0.01 * fold})
+    return pd.DataFrame(rows)
+
+
+def test_choice_of_c_pairs_folds_and_finds_the_u():
+    table = pgf.choice_of_c(choice_jobs(), 0.5e-3)
+    reference = table[np.isclose(table.c, 0.5e-3)].iloc[0]
+    assert reference.ratio == 1.0 and reference.ratio_ci_low == 1.0
+    at_paper = table[np.isclose(table.c, 1.25e-3)].iloc[0]
+    expected = np.mean([0.18 / 0.20, 0.19 / 0.21, 0.18 / 0.20])
+    assert at_paper.ratio == pytest.approx(expected) and at_paper.runs == 3
+    summary = pgf.choice_of_c_summary(table, 1.25e-3)
+    pooled = summary[summary.dataset == "pooled"].iloc[0]
+    assert pooled.argmin_c_x1e3 == 1.25 and pooled.left_rise > 0 and pooled.right_rise > 0
+    figure = curves.ratio_against_c(table, 1.25e-3)
+    assert len(figure.axes) == 1
+
+
+def trace_jobs():
+    rows = []
+    for method, final in (("EEM", 0.25), ("EM", 0.33)):
+        for fold in range(2):
+            for iteration in (1, 2, 3):
+                scale = 0.5 * 0.95 ** (iteration - 1)
+                rows.append({"dataset": "US", "task": "lr", "method": method, "epsilon": 1.0, "repetition": 0,
+                             "fold": fold, "r": 3, "iteration": iteration, "epsilon_spent": 1 / 3,
+                             "mutation_scale": scale if iteration < 3 else np.nan,
+                             "delta1": 300.0 if iteration == 1 else 15.0,
+                             "delta2": 500.0 if iteration == 1 else 4 * 0.5 * 0.95 ** (iteration - 2),
+                             "delta_used": 300.0 if iteration == 1 else 2.0, "selected_fitness_rank": 0,
+                             "error": 0.5 if iteration == 1 else final + 0.01 * fold})
+    return pd.DataFrame(rows)
+
+
+def test_eem_vs_em_tables_gap_and_dampening_checks():
+    jobs = trace_jobs()
+    references = pd.DataFrame({"dataset": "US", "task": "lr", "method": ["NoPrivacy", "Majority"], "error": [0.2, 0.48]})
+    table = pgf.eem_vs_em(jobs, references)
+    assert set(table.method) == {"EEM", "EM", "NoPrivacy", "Majority"}
+    summary = pgf.eem_vs_em_summary(table).iloc[0]
+    assert summary.final_gap == pytest.approx(0.08) and summary.first_gap == 0 and summary.noprivacy_error == 0.2
+    trace = pgf.dampening_trace(jobs, {"svm_C": 10})
+    deltas = pgf.dampening_summary(trace)
+    assert (deltas.max_abs_delta2_over_4bs_minus_1 < 1e-12).all()
+    assert (deltas.max_delta2_over_delta1_after_first < 1).all() and (deltas.first_min_delta2_over_delta1 > 1).all()
+    assert len(curves.error_against_iteration(table, "t").axes) == 1
+    assert len(curves.dampening_against_iteration(trace).axes) == 1

@@ -1,0 +1,196 @@
+"""PrivGene (Zhang, Xiao, Yang, Zhang & Winslett, SIGMOD 2013): datasets and Table 2, the choice
+of c (Fig. 2), EEM against EM (Figs 6–7) with the Δ traces, NoPrivacy/Majority levels and the
+spec's exact checks. Spec: shared/specs/privgene.md. One job per (dataset, task, method, ε or c,
+repetition) writes a small CSV under WORK; an aggregation rule per figure publishes it."""
+
+PG = "privgene"
+PG_JOB_CODE = code_inputs("data/tabular.py", "learning/fitness.py", "learning/genetic.py", "learning/protocol.py",
+                          "learning/models.py", "mechanisms/selection.py", "mechanisms/enhanced_exponential.py",
+                          "mechanisms/additive.py", "replications/privgene.py", plots=False)
+"""What the (many, costly) jobs run; the aggregation rules also depend on the figure-table module."""
+PG_CODE = sorted(set(PG_JOB_CODE) | set(code_inputs("replications/privgene_figures.py")))
+PG_WORK = f"{WORK}/{PG}"
+
+PG_WILDCARDS = {"pg_dataset": "|".join(PRIVGENE_DATASETS), "task": "lr|svm", "variant": "EEM|EM|EEM-RNMExp",
+                "method": "NoPrivacy|Majority", "repetition": r"\d+", "c": r"[0-9.e-]+"}
+
+
+rule privgene_dataset:
+    message: "PrivGene: encode and scale {wildcards.pg_dataset} to [-1, 1] (spec §6)"
+    wildcard_constraints: **PG_WILDCARDS
+    input:
+        files=lambda w: privgene_raw_files(w.pg_dataset),
+        code=PG_JOB_CODE,
+    output: f"{PG_WORK}/data/{{pg_dataset}}.npz"
+    params: settings=settings(f"{PG}/data"), seed=SEED
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/data/{{pg_dataset}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/data/{{pg_dataset}}.tsv"
+    script: "../scripts/privgene/dataset.py"
+
+
+rule privgene_table2:
+    message: "PrivGene: Table 2 regenerated from the loaded data, with every substitution"
+    input:
+        data=[privgene_data(name) for name in PRIVGENE_DATASETS],
+        code=PG_CODE,
+    output: **published(PG, "table2_datasets", TABLE, "privgene_table2.rst")
+    params: settings=settings(f"{PG}/data")
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/table2_datasets.log"
+    benchmark: f"{BENCHMARKS}/{PG}/table2_datasets.tsv"
+    script: "../scripts/privgene/table2.py"
+
+
+rule privgene_choice_of_c_job:
+    message: "PrivGene: Fig. 2 job, {wildcards.pg_dataset} {wildcards.task} c={wildcards.c} repetition {wildcards.repetition}"
+    wildcard_constraints: **PG_WILDCARDS
+    input:
+        data=privgene_data("{pg_dataset}"),
+        code=PG_JOB_CODE,
+    output: f"{PG_WORK}/choice_of_c/{{pg_dataset}}/{{task}}/c{{c}}/rep{{repetition}}.csv"
+    params: settings=privgene_job_settings("choice_of_c"), seed=SEED
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/choice_of_c/{{pg_dataset}}/{{task}}/c{{c}}/rep{{repetition}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/choice_of_c/{{pg_dataset}}/{{task}}/c{{c}}/rep{{repetition}}.tsv"
+    script: "../scripts/privgene/choice_of_c_job.py"
+
+
+rule privgene_choice_of_c:
+    message: "PrivGene: Fig. 2, misclassification against c relative to c = 0.5e-3 (Adult, Banking; LR, SVM)"
+    input:
+        jobs=privgene_jobs(rules.privgene_choice_of_c_job.output[0], "choice_of_c",
+                           pg_dataset=settings(f"{PG}/choice_of_c")["datasets"],
+                           task=settings(f"{PG}/choice_of_c")["tasks"], c=privgene_c_values()),
+        code=PG_CODE,
+    output:
+        **published(PG, "fig2_choice_of_c", FIGURE, "privgene_fig2.rst"),
+        **{f"summary_{k}": v for k, v in published(PG, "fig2_summary", TABLE, "privgene_fig2_summary.rst").items()},
+    params:
+        settings={**settings(f"{PG}/choice_of_c"), "paper_c": settings(f"{PG}/algorithm")["c"]},
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/fig2_choice_of_c.log"
+    benchmark: f"{BENCHMARKS}/{PG}/fig2_choice_of_c.tsv"
+    script: "../scripts/privgene/choice_of_c.py"
+
+
+rule privgene_eem_vs_em_job:
+    message: "PrivGene: Figs 6–7 job, {wildcards.pg_dataset} {wildcards.task} {wildcards.variant} repetition {wildcards.repetition}"
+    wildcard_constraints: **PG_WILDCARDS
+    input:
+        data=privgene_data("{pg_dataset}"),
+        code=PG_JOB_CODE,
+    output: f"{PG_WORK}/eem_vs_em/{{pg_dataset}}/{{task}}/{{variant}}/rep{{repetition}}.csv"
+    params: settings=privgene_job_settings("eem_vs_em"), seed=SEED
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/eem_vs_em/{{pg_dataset}}/{{task}}/{{variant}}/rep{{repetition}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/eem_vs_em/{{pg_dataset}}/{{task}}/{{variant}}/rep{{repetition}}.tsv"
+    script: "../scripts/privgene/eem_vs_em_job.py"
+
+
+rule privgene_paper_r_job:
+    message: "PrivGene: Figs 6–7 at the paper's r, {wildcards.pg_dataset} {wildcards.task} {wildcards.variant} repetition {wildcards.repetition}"
+    wildcard_constraints: **PG_WILDCARDS
+    input:
+        data=privgene_data("{pg_dataset}"),
+        code=PG_CODE,
+    output: f"{PG_WORK}/eem_vs_em_paper_r/{{pg_dataset}}/{{task}}/{{variant}}/rep{{repetition}}.csv"
+    params:
+        settings=lambda w: {**privgene_job_settings("eem_vs_em"),
+                            "paper_r": settings(f"{PG}/eem_vs_em")["paper_iterations"][w.pg_dataset]},
+        seed=SEED,
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/eem_vs_em_paper_r/{{pg_dataset}}/{{task}}/{{variant}}/rep{{repetition}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/eem_vs_em_paper_r/{{pg_dataset}}/{{task}}/{{variant}}/rep{{repetition}}.tsv"
+    script: "../scripts/privgene/paper_r_job.py"
+
+
+rule privgene_svm_c:
+    message: "PrivGene: NoPrivacy SVM, C chosen by CV on repetition 0 of {wildcards.pg_dataset} (spec §3.1)"
+    wildcard_constraints: **PG_WILDCARDS
+    input:
+        data=privgene_data("{pg_dataset}"),
+        code=PG_JOB_CODE,
+    output: f"{PG_WORK}/reference/{{pg_dataset}}/svm_C.csv"
+    params: settings={"grid": settings(f"{PG}/reference")["svm_C_grid"], **settings(f"{PG}/protocol")}, seed=SEED
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/reference/{{pg_dataset}}/svm_C.log"
+    benchmark: f"{BENCHMARKS}/{PG}/reference/{{pg_dataset}}/svm_C.tsv"
+    script: "../scripts/privgene/svm_c.py"
+
+
+rule privgene_reference_job:
+    message: "PrivGene: {wildcards.method} job, {wildcards.pg_dataset} {wildcards.task} repetition {wildcards.repetition}"
+    wildcard_constraints: **PG_WILDCARDS
+    input:
+        unpack(privgene_tuned_c),
+        data=privgene_data("{pg_dataset}"),
+        code=PG_JOB_CODE,
+    output: f"{PG_WORK}/reference/{{pg_dataset}}/{{task}}/{{method}}/rep{{repetition}}.csv"
+    params: settings=privgene_job_settings("reference", algorithm=False), seed=SEED
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/reference/{{pg_dataset}}/{{task}}/{{method}}/rep{{repetition}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/reference/{{pg_dataset}}/{{task}}/{{method}}/rep{{repetition}}.tsv"
+    script: "../scripts/privgene/reference_job.py"
+
+
+rule privgene_reference_levels:
+    message: "PrivGene: NoPrivacy and Majority misclassification levels (mean ± 95 % CI)"
+    input:
+        jobs=privgene_jobs(rules.privgene_reference_job.output[0], "reference",
+                           pg_dataset=settings(f"{PG}/reference")["datasets"],
+                           task=settings(f"{PG}/reference")["tasks"], method=settings(f"{PG}/reference")["methods"]),
+        data=[privgene_data(name) for name in settings(f"{PG}/reference")["datasets"]],
+        code=PG_CODE,
+    output: **published(PG, "reference_levels", TABLE, "privgene_reference_levels.rst")
+    params: settings=settings(f"{PG}/reference")
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/reference_levels.log"
+    benchmark: f"{BENCHMARKS}/{PG}/reference_levels.tsv"
+    script: "../scripts/privgene/reference_levels.py"
+
+
+rule privgene_eem_vs_em:
+    message: "PrivGene: Figs 6 (US) and 7 (BR), EEM against EM over the iterations, and the Δ traces"
+    input:
+        jobs=privgene_jobs(rules.privgene_eem_vs_em_job.output[0], "eem_vs_em", pg_dataset=["US", "BR"],
+                           task=settings(f"{PG}/eem_vs_em")["tasks"], variant=settings(f"{PG}/eem_vs_em")["variants"]),
+        paper_r=privgene_jobs(rules.privgene_paper_r_job.output[0], "eem_vs_em", pg_dataset=["US", "BR"],
+                              task=settings(f"{PG}/eem_vs_em")["tasks"],
+                              variant=settings(f"{PG}/eem_vs_em")["paper_iteration_variants"]),
+        references=privgene_jobs(rules.privgene_reference_job.output[0], "reference", pg_dataset=["US", "BR"],
+                                 task=settings(f"{PG}/eem_vs_em")["tasks"], method=settings(f"{PG}/reference")["methods"]),
+        data=[privgene_data("US"), privgene_data("BR")],
+        code=PG_CODE,
+    output:
+        **{f"us_{k}": v for k, v in published(PG, "fig6_eem_vs_em_us", FIGURE, "privgene_fig6.rst").items()},
+        **{f"br_{k}": v for k, v in published(PG, "fig7_eem_vs_em_br", FIGURE, "privgene_fig7.rst").items()},
+        **{f"summary_{k}": v for k, v in published(PG, "eem_vs_em_summary", TABLE, "privgene_eem_vs_em_summary.rst").items()},
+        **{f"trace_{k}": v for k, v in published(PG, "dampening_trace", FIGURE, "privgene_dampening_trace.rst").items()},
+        **{f"deltas_{k}": v for k, v in published(PG, "dampening_summary", TABLE, "privgene_dampening_summary.rst").items()},
+    params: settings={**settings(f"{PG}/eem_vs_em"), "algorithm": settings(f"{PG}/algorithm")}
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/eem_vs_em.log"
+    benchmark: f"{BENCHMARKS}/{PG}/eem_vs_em.tsv"
+    script: "../scripts/privgene/eem_vs_em.py"
+
+
+rule privgene_verified_numbers:
+    message: "PrivGene: the spec's exact numbers (r, s_48, Example 1, budget) and exact EEM privacy audits"
+    input:
+        data=[privgene_data(name) for name in ("Adult", "Banking", "US", "BR")],
+        code=PG_CODE,
+    output: **published(PG, "verified_numbers", TABLE, "privgene_verified_numbers.rst")
+    params:
+        settings={**settings(f"{PG}/verified_numbers"), "algorithm": settings(f"{PG}/algorithm"),
+                  "folds": settings(f"{PG}/protocol")["folds"]},
+        seed=SEED,
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/verified_numbers.log"
+    benchmark: f"{BENCHMARKS}/{PG}/verified_numbers.tsv"
+    script: "../scripts/privgene/verified_numbers.py"
+
+
+for _rule in (rules.privgene_table2, rules.privgene_choice_of_c, rules.privgene_reference_levels,
+              rules.privgene_eem_vs_em, rules.privgene_verified_numbers):
+    register(PG, _rule.output)
