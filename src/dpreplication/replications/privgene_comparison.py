@@ -82,13 +82,13 @@ def kmeans_job_settings(section: dict, algorithm: dict, method: str) -> dict:
     return {"epsilons": section["epsilons"], **{key: pool[key] for key in KMEANS_SETTINGS[method]}}
 
 
-def _guarded(fit: Callable[[], float], method: str) -> tuple[float, str]:
-    """``(fit(), "")``, or ``(NaN, message)`` when a solver did not converge (nothing is released)."""
+def _guarded(fit: Callable, method: str):
+    """``(fit(), "")``, or ``(None, message)`` when a solver did not converge (nothing is released)."""
     try:
         return fit(), ""
     except models.ConvergenceError as error:
         LOGGER.warning("%s: %s", method, error)
-        return np.nan, f"{type(error).__name__}: {error}"
+        return None, f"{type(error).__name__}: {error}"
 
 
 def _rows(epsilons, values) -> pd.DataFrame:
@@ -99,17 +99,36 @@ def _rows(epsilons, values) -> pd.DataFrame:
 def linear_method(task: str, method: str, epsilons, *, algorithm: dict | None = None, svm_C: float = models.PRIVATE_SVM_C,
                   gupt_eps_fraction: float = 1.0, erm_lr_regulariser: float = objective_perturbation.LOGISTIC_REGULARISER,
                   erm_svm_regulariser: float | None = None, erm_huber_h: float = objective_perturbation.HUBER_H) -> Callable:
-    """A protocol method running ``method`` on one fold at every ε (spec §3); ``rng`` is a stream
-    factory ``keys -> Generator`` (:func:`comparison_job`). Returns one row per ε."""
+    """A protocol method running ``method`` on one fold at every ε (spec §3), one row per ε; its
+    last argument is the fold's stream factory ``keys -> Generator`` (:func:`job_streams`).
+
+    ``erm_svm_regulariser=None``: Λ = 1/(C·n) with C = ``svm_C`` (spec §3.4 [inferred]).
+    """
     if method not in METHODS[task] or method in EPSILON_FREE:
         raise ValueError(f"{method!r} is not a comparison job of task {task!r}; jobs: "
                          f"{[m for m in METHODS[task] if m not in EPSILON_FREE]}")
 
-    def misclassification(omega, test_x, test_y):
-        return float(models.misclassification_rate(test_x, task_labels(task, test_y), omega, task))
+    def releaser(train_x, train_y, streams) -> Callable[[float], np.ndarray]:
+        """``ε -> ω`` of a baseline; what does not depend on ε (PrivateSVM's weights, GUPT's
+        partition and block fits) is computed here, once for the grid."""
+        y_pm = task_labels("svm", train_y)
+        if method == "PrivateERM":
+            loss = "logistic" if task == "lr" else "huber"
+            regulariser = (erm_lr_regulariser if task == "lr" else
+                           1.0 / (svm_C * len(train_x)) if erm_svm_regulariser is None else erm_svm_regulariser)
+            return lambda e: objective_perturbation.fit_private_erm(train_x, y_pm, e, streams(e), loss=loss,
+                                                                    regulariser=regulariser, huber_h=erm_huber_h)
+        if method == "FM":
+            return lambda e: functional_mechanism.fit_functional_mechanism(train_x, train_y, e, streams(e))
+        if method == "PrivateSVM":
+            weights = output_perturbation.fit_svm_weights(train_x, y_pm, svm_C)
+            return lambda e: output_perturbation.privatise_svm_weights(weights, len(train_x), e, streams(e), svm_C)
+        blocks = gupt.gupt_partition(len(train_x), streams("partition"))
+        outputs = (gupt.logistic_block_outputs(train_x, train_y, blocks) if task == "lr"
+                   else gupt.svm_block_outputs(train_x, y_pm, blocks, svm_C))
+        return lambda e: gupt.gupt_aggregate(outputs, gupt.LINEAR_RANGE, e, streams(e), gupt_eps_fraction)
 
     def run(train_x, train_y, test_x, test_y, streams):
-        y_pm = task_labels("svm", train_y)
         if method == "PrivGene":
             settings = algorithm_settings(algorithm, **VARIANTS["EEM"])
             results = [privgene_method(task, e, settings, svm_C)(train_x, train_y, test_x, test_y, streams(e))
@@ -118,28 +137,11 @@ def linear_method(task: str, method: str, epsilons, *, algorithm: dict | None = 
         if method == "Majority":
             return _rows(epsilons, [(majority_method(task, e)(train_x, train_y, test_x, test_y, streams(e))["error"],
                                      np.nan, "") for e in epsilons])
-        if method == "PrivateERM":
-            loss, regulariser = ("logistic", erm_lr_regulariser) if task == "lr" else ("huber", erm_svm_regulariser)
-            fit = lambda e: objective_perturbation.fit_private_erm(  # noqa: E731
-                train_x, y_pm, e, streams(e), loss=loss, regulariser=regulariser, huber_h=erm_huber_h)
-        elif method == "FM":
-            fit = lambda e: functional_mechanism.fit_functional_mechanism(train_x, train_y, e, streams(e))  # noqa: E731
-        elif method == "PrivateSVM":
-            weights, failure = _guarded(lambda: output_perturbation.fit_svm_weights(train_x, y_pm, svm_C), method)
-            if failure:
-                return _rows(epsilons, [(np.nan, np.nan, failure)] * len(epsilons))
-            fit = lambda e: output_perturbation.privatise_svm_weights(  # noqa: E731
-                weights, len(train_x), e, streams(e), svm_C)
-        else:  # GUPT: the partition and block fits are shared by the whole grid
-            blocks = gupt.gupt_partition(len(train_x), streams("partition"))
-            outputs, failure = _guarded(lambda: gupt.logistic_block_outputs(train_x, train_y, blocks) if task == "lr"
-                                        else gupt.svm_block_outputs(train_x, y_pm, blocks, svm_C), method)
-            if failure:
-                return _rows(epsilons, [(np.nan, np.nan, failure)] * len(epsilons))
-            fit = lambda e: gupt.gupt_aggregate(outputs, gupt.LINEAR_RANGE, e, streams(e), gupt_eps_fraction)  # noqa: E731
+        release, failure = _guarded(lambda: releaser(train_x, train_y, streams), method)
         values = []
         for e in epsilons:
-            error, failure = _guarded(lambda: misclassification(fit(e), test_x, test_y), method)
+            omega, failure = (None, failure) if failure else _guarded(lambda: release(e), method)
+            error = np.nan if failure else float(models.misclassification_rate(test_x, task_labels(task, test_y), omega, task))
             values.append((error, np.nan, failure))
         return _rows(epsilons, values)
 
@@ -191,25 +193,27 @@ def kmeans_job(data: tabular.TabularData, k: int, method: str, run: int, *, seed
     """
     streams = job_streams(seed, "kmeans", data.name, kmeans_task(k), method, run)(0)
     points = data.features
-    centres_of = lambda omega: np.asarray(omega).reshape(k, points.shape[1])  # noqa: E731
+
+    def variance(omega) -> float:
+        return models.intra_cluster_variance(points, np.asarray(omega).reshape(k, points.shape[1]))
+
     if method == "PrivGene":
         fitness = make_fitness("kmeans", points, None, k=k, kmeans_delta_factor=algorithm["kmeans_delta_factor"])
         settings = algorithm_settings(algorithm, **KMEANS_SELECTION)
         values = []
         for e in epsilons:
             result = privgene(fitness, float(e), settings, streams(e))
-            values.append((models.intra_cluster_variance(points, centres_of(result.omega)), result.iterations, ""))
+            values.append((variance(result.omega), result.iterations, ""))
         frame = _rows(epsilons, values)
     elif method == "GUPT":
         generator = streams("partition")
         blocks = gupt.gupt_partition(len(points), generator)
         outputs = gupt.kmeans_block_outputs(points, blocks, k, generator, restarts, max_iter)
-        frame = _rows(epsilons, [(models.intra_cluster_variance(points, centres_of(
-            gupt.gupt_aggregate(outputs, gupt.CENTRE_RANGE, e, streams(e), gupt_eps_fraction))), np.nan, "")
-            for e in epsilons])
+        frame = _rows(epsilons, [(variance(gupt.gupt_aggregate(outputs, gupt.CENTRE_RANGE, e, streams(e), gupt_eps_fraction)),
+                                  np.nan, "") for e in epsilons])
     elif method == "NoPrivacy":
         centres = models.lloyd_kmeans(points, k, streams(), restarts, max_iter)
-        frame = _rows([np.nan], [(models.intra_cluster_variance(points, centres), np.nan, "")])
+        frame = _rows([np.nan], [(variance(centres), np.nan, "")])
     else:
         raise ValueError(f"unknown k-means method {method!r}; known: {METHODS['kmeans']}")
     frame = frame.rename(columns={"error": "variance"})
