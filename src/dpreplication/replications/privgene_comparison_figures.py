@@ -19,6 +19,8 @@ from dpreplication.replications.privgene_comparison import EPSILON_FREE, METHOD_
 FIGURES = {"fig3_": ("lr", "error", "misclassification rate"), "fig4_": ("svm", "error", "misclassification rate"),
            "fig5_": ("kmeans", "variance", "average intra-cluster variance")}
 """Output prefix -> (task, or task prefix for k-means; the value; its axis label)."""
+REFERENCE_METHODS = ("Majority", "NoPrivacy")
+"""Drawn dashed: the naive private baseline and the non-private one."""
 
 PANEL = ["dataset", "task"]
 
@@ -120,9 +122,9 @@ def panel_titles(figure: pd.DataFrame, data: dict[str, tabular.TabularData]) -> 
     titles = {}
     for letter, (dataset, task) in zip("abcdefgh", figure[PANEL].drop_duplicates().itertuples(index=False)):
         spec, item = DATASETS[dataset], data[dataset]
-        label = f" ({spec.short_label})" if item.substitute and spec.short_label else ""
+        label = f"\n({spec.short_label})" if item.substitute and spec.short_label else ""
         k = f", k = {task.removeprefix('kmeans_k')}" if task.startswith("kmeans_k") else ""
-        titles[(dataset, task)] = f"({letter}) {dataset}{label}{k}"
+        titles[(dataset, task)] = f"({letter}) {dataset}{k}{label}"
     return titles
 
 
