@@ -219,3 +219,38 @@ def privgene_tuned_c(wildcards):
     if wildcards.method == "NoPrivacy" and wildcards.task == "svm":
         return {"tuned_C": f"{WORK}/privgene/reference/{wildcards.pg_dataset}/svm_C.csv"}
     return {}
+
+
+def privgene_comparison_settings(wildcards):
+    """What one Figs 3–4 job depends on: the ε grid, the CV protocol and its own method's keys
+    (``privgene_comparison.METHOD_SETTINGS``), so that changing one method's key reruns only its jobs."""
+    from dpreplication.replications.privgene_comparison import job_settings
+
+    return job_settings(settings("privgene/comparison"), settings("privgene/algorithm"), settings("privgene/protocol"),
+                        wildcards.method)
+
+
+def privgene_kmeans_settings(wildcards):
+    """What one Fig. 5 job depends on: the ε grid and its own method's keys."""
+    from dpreplication.replications.privgene_comparison import kmeans_job_settings
+
+    return kmeans_job_settings(settings("privgene/comparison"), settings("privgene/algorithm"), wildcards.method)
+
+
+def privgene_comparison_jobs(job, reference):
+    """Every job output behind Figs 3–4: ``job`` per configured (dataset, task, method, repetition),
+    or, for NoPrivacy, the ``reference`` job of the same repetition (same folds, nothing rerun)."""
+    section = settings("privgene/comparison")
+    paths = []
+    for task, methods in section["methods"].items():
+        for method in methods:
+            paths += expand(reference if method == "NoPrivacy" else job, pg_dataset=section["datasets"], task=task,
+                            method=method, repetition=range(section["repetitions"]))
+    return paths
+
+
+def privgene_kmeans_jobs(pattern):
+    """Every Fig. 5 job output: ``pattern`` per configured (dataset, k), method and run."""
+    section = settings("privgene/comparison")["kmeans"]
+    return [path for dataset, ks in section["panels"].items()
+            for path in expand(pattern, pg_dataset=dataset, k=ks, method=section["methods"], repetition=range(section["runs"]))]

@@ -194,3 +194,68 @@ rule privgene_verified_numbers:
 for _rule in (rules.privgene_table2, rules.privgene_choice_of_c, rules.privgene_reference_levels,
               rules.privgene_eem_vs_em, rules.privgene_verified_numbers):
     register(PG, _rule.output)
+
+
+# ---------------------------------------------------------------- Figs 3–5: PrivGene against the baselines
+PGC_JOB_CODE = sorted(set(PG_JOB_CODE) | set(code_inputs(
+    "learning/functional_mechanism.py", "learning/objective_perturbation.py", "learning/output_perturbation.py",
+    "learning/sample_and_aggregate.py", "replications/privgene_comparison.py", plots=False)))
+PGC_CODE = sorted(set(PGC_JOB_CODE) | set(code_inputs("replications/privgene_comparison_figures.py")))
+
+
+rule privgene_comparison_job:
+    """One (dataset, task, method, repetition) over the whole ε grid, not one job per ε: GUPT's
+    block fits and PrivateSVM's non-private weights do not depend on ε and are computed once per
+    fold (spec §3.5, §3.6); every (fold, ε) still draws its own seeded stream, so a point's value
+    does not depend on the rest of the grid. NoPrivacy is the reference job of the same folds."""
+    message: "PrivGene: Figs 3–4 job, {wildcards.pg_dataset} {wildcards.task} {wildcards.method} repetition {wildcards.repetition}"
+    wildcard_constraints: **{**PG_WILDCARDS, "method": "PrivGene|PrivateERM|FM|PrivateSVM|GUPT|Majority"}
+    input:
+        data=privgene_data("{pg_dataset}"),
+        code=PGC_JOB_CODE,
+    output: f"{PG_WORK}/comparison/{{pg_dataset}}/{{task}}/{{method}}/rep{{repetition}}.csv"
+    params: settings=privgene_comparison_settings, seed=SEED
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/comparison/{{pg_dataset}}/{{task}}/{{method}}/rep{{repetition}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/comparison/{{pg_dataset}}/{{task}}/{{method}}/rep{{repetition}}.tsv"
+    script: "../scripts/privgene/comparison_job.py"
+
+
+rule privgene_kmeans_job:
+    """One run of one method on the full scaled data over the whole ε grid (GUPT's block fits shared)."""
+    message: "PrivGene: Fig. 5 job, {wildcards.pg_dataset} k={wildcards.k} {wildcards.method} run {wildcards.repetition}"
+    wildcard_constraints: **{**PG_WILDCARDS, "pg_dataset": "Lifesci|Image", "method": "PrivGene|GUPT|NoPrivacy", "k": r"\d+"}
+    input:
+        data=privgene_data("{pg_dataset}"),
+        code=PGC_JOB_CODE,
+    output: f"{PG_WORK}/kmeans/{{pg_dataset}}/k{{k}}/{{method}}/run{{repetition}}.csv"
+    params: settings=privgene_kmeans_settings, seed=SEED
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/kmeans/{{pg_dataset}}/k{{k}}/{{method}}/run{{repetition}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/kmeans/{{pg_dataset}}/k{{k}}/{{method}}/run{{repetition}}.tsv"
+    script: "../scripts/privgene/kmeans_job.py"
+
+
+rule privgene_comparison:
+    message: "PrivGene: Figs 3 (LR), 4 (SVM) and 5 (k-means) against ε with the baselines, and paired differences"
+    input:
+        jobs=privgene_comparison_jobs(rules.privgene_comparison_job.output[0], rules.privgene_reference_job.output[0]),
+        kmeans=privgene_kmeans_jobs(rules.privgene_kmeans_job.output[0]),
+        data=[privgene_data(name) for name in
+              sorted(set(settings(f"{PG}/comparison")["datasets"]) | set(settings(f"{PG}/comparison")["kmeans"]["panels"]))],
+        code=PGC_CODE,
+    output:
+        **{f"fig3_{k}": v for k, v in published(PG, "fig3_lr", FIGURE, "privgene_fig3.rst").items()},
+        **{f"fig4_{k}": v for k, v in published(PG, "fig4_svm", FIGURE, "privgene_fig4.rst").items()},
+        **{f"fig5_{k}": v for k, v in published(PG, "fig5_kmeans", FIGURE, "privgene_fig5.rst").items()},
+        **{f"pairs_{k}": v for k, v in published(PG, "comparison_pairs", TABLE, "privgene_comparison_pairs.rst").items()},
+        **{f"summary_{k}": v for k, v in published(PG, "comparison_summary", TABLE, "privgene_comparison_summary.rst").items()},
+        **{f"levels_{k}": v for k, v in published(PG, "comparison_levels", TABLE, "privgene_comparison_levels.rst").items()},
+    params: settings=settings(f"{PG}/comparison")
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/comparison.log"
+    benchmark: f"{BENCHMARKS}/{PG}/comparison.tsv"
+    script: "../scripts/privgene/comparison.py"
+
+
+register(PG, rules.privgene_comparison.output)

@@ -139,3 +139,30 @@ def dampening_against_iteration(data: pd.DataFrame):
             ax.set_ylabel("dampening factor")
     axes[0][0].legend()
     return figure
+
+
+def value_against_epsilon(data: pd.DataFrame, value: str, ylabel: str, titles: dict, log_y=(), dashed=()):
+    """PrivGene Figs 3–5: one panel per (dataset, task), one line per method with its 95 % band,
+    against ε (log x: the grid doubles); the reference methods in ``dashed`` dashed.
+
+    ``data``: columns dataset, task, method, epsilon, ``value``, ci_low, ci_high; ``titles`` maps
+    (dataset, task) to the panel title; panels of the datasets in ``log_y`` get a log y axis.
+    """
+    panels = list(titles)
+    figure, axes = new_figure(1, len(panels), width=2.9 * len(panels), height=3.2)
+    for ax, (dataset, task) in zip(axes[0], panels):
+        panel = data[(data.dataset == dataset) & (data.task == task)]
+        for method, rows in panel.groupby("method", sort=False):
+            style = {"ls": "--", "lw": 1} if method in dashed else {"marker": "o", "ms": 3}
+            _band(ax, rows, "epsilon", value, "ci_low", "ci_high", label=method, **style)
+        ax.set_xscale("log")
+        grid = sorted(panel.epsilon.unique())
+        ax.set_xticks(grid, [f"{e:g}" for e in grid], minor=False)
+        ax.set_xticks([], minor=True)
+        if dataset in log_y:
+            ax.set_yscale("log")
+        ax.set_xlabel("ε")
+        ax.set_title(titles[(dataset, task)])
+    axes[0][0].set_ylabel(ylabel)
+    axes[0][0].legend()
+    return figure

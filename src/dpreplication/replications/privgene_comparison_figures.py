@@ -1,0 +1,148 @@
+"""PrivGene Figs 3–5 tables: the comparison job tables of
+:mod:`dpreplication.replications.privgene_comparison` aggregated into the figures (mean ± 95 % CI
+per method and ε), every pair of methods' paired differences and ratios, and their extremes over
+the ε grid, the quantities the paper's prose states (spec ``privgene.md`` §5, §9 "Uncertainty").
+
+Kept apart from the job module so that editing an aggregation reruns no finished job.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from dpreplication.data import tabular
+from dpreplication.learning.protocol import mean_confidence_interval, summarise
+from dpreplication.replications.privgene import DATASETS
+from dpreplication.replications.privgene_comparison import EPSILON_FREE, METHOD_ORDER
+
+FIGURES = {"fig3_": ("lr", "error", "misclassification rate"), "fig4_": ("svm", "error", "misclassification rate"),
+           "fig5_": ("kmeans", "variance", "average intra-cluster variance")}
+"""Output prefix -> (task, or task prefix for k-means; the value; its axis label)."""
+REFERENCE_METHODS = ("Majority", "NoPrivacy")
+"""Drawn dashed: the naive private baseline and the non-private one."""
+
+PANEL = ["dataset", "task"]
+
+
+def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows by panel (order of appearance), method (:data:`METHOD_ORDER`) and ε."""
+    keys = {"dataset": list(dict.fromkeys(frame.dataset)), "task": list(dict.fromkeys(frame.task)),
+            "method": [m for m in METHOD_ORDER if m in set(frame.method)]}
+    rank = {column: frame[column].map({v: i for i, v in enumerate(values)}) for column, values in keys.items()}
+    order = pd.DataFrame(rank).assign(epsilon=frame.epsilon).sort_values(["dataset", "task", "method", "epsilon"]).index
+    return frame.loc[order].reset_index(drop=True)
+
+
+def comparison_runs(jobs: pd.DataFrame) -> pd.DataFrame:
+    """The runs of Figs 3–5 (concatenated job tables): the ε-free methods (NoPrivacy) repeated at
+    every ε of their panel's grid, so that every method has one row per (ε, repetition, fold)."""
+    unknown = sorted(set(jobs.method) - set(METHOD_ORDER))
+    if unknown:
+        raise ValueError(f"unknown methods {unknown}; known: {METHOD_ORDER}")
+    free = jobs.method.isin(EPSILON_FREE)
+    grid = jobs.loc[~free, [*PANEL, "epsilon"]].drop_duplicates()
+    flat = jobs[free].drop(columns="epsilon").merge(grid, on=PANEL)
+    return _ordered(pd.concat([jobs[~free], flat], ignore_index=True))
+
+
+def comparison_figure(runs: pd.DataFrame, value: str = "error") -> pd.DataFrame:
+    """Figs 3–5: mean ± 95 % CI of ``value`` per (dataset, task, method, ε) over the runs that
+    released a model; ``failures`` counts the runs whose solver did not converge (NaN value),
+    ``r`` is PrivGene's mean number of iterations."""
+    keys = [*PANEL, "method", "epsilon"]
+    table = summarise(runs.dropna(subset=[value]), keys, value).rename(columns={"mean": value})
+    extra = runs.groupby(keys, sort=False).agg(failures=(value, lambda v: int(v.isna().sum())), r=("r", "mean"))
+    return _ordered(runs[keys].drop_duplicates().merge(table, on=keys, how="left").merge(extra.reset_index(), on=keys))
+
+
+def paired_differences(runs: pd.DataFrame, value: str = "error") -> pd.DataFrame:
+    """Every pair of methods of a panel at every ε, paired by (repetition, fold) (spec §9).
+
+    ``method`` comes before ``baseline`` in :data:`METHOD_ORDER`; ``difference`` is the mean of
+    ``method − baseline`` over the runs where both released a model, with its 95 % CI;
+    ``ratio`` is ``baseline`` mean / ``method`` mean (Fig. 5: how many times GUPT's variance
+    exceeds PrivGene's) and ``log10_ratio`` its logarithm.
+    """
+    wide = runs.set_index([*PANEL, "epsilon", "repetition", "fold", "method"])[value].unstack("method")
+    rows = []
+    for (dataset, task, epsilon), block in wide.groupby(level=[0, 1, 2], sort=False):
+        present = [m for m in METHOD_ORDER if m in block and block[m].notna().any()]
+        for i, method in enumerate(present):
+            for baseline in present[i + 1:]:
+                both = block[[method, baseline]].dropna()
+                stats = mean_confidence_interval((both[method] - both[baseline]).to_numpy())
+                means = block[method].mean(), block[baseline].mean()
+                rows.append({"dataset": dataset, "task": task, "method": method, "baseline": baseline,
+                             "epsilon": epsilon, "method_value": means[0], "baseline_value": means[1],
+                             "difference": stats["mean"], "difference_ci_low": stats["ci_low"],
+                             "difference_ci_high": stats["ci_high"], "runs": stats["runs"],
+                             "ratio": means[1] / means[0], "log10_ratio": float(np.log10(means[1] / means[0]))})
+    return pd.DataFrame(rows)
+
+
+def pair_summary(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per pair of methods and panel, over the ε grid: the largest, smallest, average and largest
+    absolute mean difference (``max_difference < 0``: ``method`` beats ``baseline`` at every ε),
+    the largest above the smallest ε, the differences and ratios at the smallest and largest ε,
+    and ``ratio_growth`` (ratio at the smallest ε / ratio at the largest: > 1 when the gap widens
+    as ε falls)."""
+    rows = []
+    for (dataset, task, method, baseline), block in pairs.groupby([*PANEL, "method", "baseline"], sort=False):
+        block = block.sort_values("epsilon")
+        first, last = block.iloc[0], block.iloc[-1]
+        rows.append({"dataset": dataset, "task": task, "method": method, "baseline": baseline,
+                     "smallest_epsilon": first.epsilon, "largest_epsilon": last.epsilon,
+                     "max_difference": block.difference.max(), "min_difference": block.difference.min(),
+                     "mean_difference": block.difference.mean(), "max_abs_difference": block.difference.abs().max(),
+                     "max_difference_ci_high": block.difference_ci_high.max(),
+                     "max_difference_above_smallest_epsilon": block.difference.iloc[1:].max(),
+                     "difference_at_smallest_epsilon": first.difference, "difference_at_largest_epsilon": last.difference,
+                     "ratio_at_smallest_epsilon": first.ratio, "ratio_at_largest_epsilon": last.ratio,
+                     "min_ratio": block.ratio.min(), "ratio_growth": first.ratio / last.ratio})
+    return pd.DataFrame(rows)
+
+
+def method_levels(figure: pd.DataFrame, value: str = "error") -> pd.DataFrame:
+    """Per method and panel, over the ε grid: the value at the smallest and largest ε, its
+    minimum, maximum and range (Majority: flat in ε), the failures and PrivGene's r."""
+    rows = []
+    for (dataset, task, method), block in figure.groupby([*PANEL, "method"], sort=False):
+        block = block.sort_values("epsilon")
+        rows.append({"dataset": dataset, "task": task, "method": method,
+                     "value_at_smallest_epsilon": block[value].iloc[0], "value_at_largest_epsilon": block[value].iloc[-1],
+                     "min_value": block[value].min(), "max_value": block[value].max(),
+                     "range_over_epsilon": block[value].max() - block[value].min(),
+                     "failures": int(block.failures.sum()), "r_at_largest_epsilon": block.r.iloc[-1]})
+    return pd.DataFrame(rows)
+
+
+def panel_titles(figure: pd.DataFrame, data: dict[str, tabular.TabularData]) -> dict[tuple[str, str], str]:
+    """``(dataset, task) -> "(a) Adult"``, naming a substitute and, for k-means, k (spec §5 letters)."""
+    titles = {}
+    for letter, (dataset, task) in zip("abcdefgh", figure[PANEL].drop_duplicates().itertuples(index=False)):
+        spec, item = DATASETS[dataset], data[dataset]
+        label = f"\n({spec.short_label})" if item.substitute and spec.short_label else ""
+        k = f", k = {task.removeprefix('kmeans_k')}" if task.startswith("kmeans_k") else ""
+        titles[(dataset, task)] = f"({letter}) {dataset}{k}{label}"
+    return titles
+
+
+def comparison_tables(jobs: pd.DataFrame, kmeans_jobs: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Every table of the comparison, keyed by output prefix: ``fig3_``, ``fig4_``, ``fig5_``
+    (:func:`comparison_figure`), ``pairs_`` (:func:`paired_differences` of the three),
+    ``summary_`` (:func:`pair_summary`) and ``levels_`` (:func:`method_levels`).
+
+    ``jobs``: the Figs 3–4 job tables with the NoPrivacy reference jobs; ``kmeans_jobs``: Fig. 5's.
+    """
+    tables, pairs, levels = {}, [], []
+    for prefix, (task, value, _) in FIGURES.items():
+        source = kmeans_jobs if task == "kmeans" else jobs[jobs.task == task]
+        runs = comparison_runs(source)
+        tables[prefix] = comparison_figure(runs, value)
+        pairs.append(paired_differences(runs, value))
+        levels.append(method_levels(tables[prefix], value))
+    tables["pairs_"] = pd.concat(pairs, ignore_index=True)
+    tables["summary_"] = pair_summary(tables["pairs_"])
+    tables["levels_"] = pd.concat(levels, ignore_index=True)
+    return tables

@@ -1,0 +1,188 @@
+"""PrivGene Figs 3–5 wiring: the configured methods and keys against the job functions, the job
+tables of every method on tiny synthetic data, failure reporting, pairing and the figure tables."""
+
+import inspect
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from dpreplication.data.tabular import TabularData
+from dpreplication.learning import models, objective_perturbation
+from dpreplication.plotting import curves
+from dpreplication.replications import privgene as pg
+from dpreplication.replications import privgene_comparison as pc
+from dpreplication.replications import privgene_comparison_figures as pcf
+
+REPO = Path(__file__).resolve().parents[1]
+SEED = 7
+EPSILONS = [0.5, 4.0]
+JOB_COLUMNS = ["dataset", "task", "method", "repetition", "fold", "n_train", "n_test", "epsilon", "error", "r", "failure"]
+
+
+def privgene_config(profile):
+    """The privgene section of a profile (base + overlay, merged two levels deep as Snakemake does)."""
+    base = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["privgene"]
+    overlay = (yaml.safe_load((REPO / "config" / "profiles" / f"{profile}.yaml").read_text()) or {}).get("privgene", {})
+    merged = {key: {**value, **overlay.get(key, {})} if isinstance(value, dict) else overlay.get(key, value)
+              for key, value in base.items()}
+    merged["comparison"]["kmeans"] = {**base["comparison"]["kmeans"],
+                                      **overlay.get("comparison", {}).get("kmeans", {})}
+    return merged
+
+
+@pytest.mark.parametrize("profile", ["quick", "default", "paper"])
+def test_configured_methods_and_keys_fit_the_job_functions(profile):
+    config = privgene_config(profile)
+    section = config["comparison"]
+    keyword_only = {name for name, p in inspect.signature(pc.linear_method).parameters.items() if p.kind == p.KEYWORD_ONLY}
+    used = set()
+    for task, methods in section["methods"].items():
+        assert set(methods) <= set(pc.METHODS[task]) and "PrivGene" in methods
+        for method in set(methods) - set(pc.EPSILON_FREE):
+            settings = pc.job_settings(section, config["algorithm"], config["protocol"], method)
+            assert settings["epsilons"] == section["epsilons"]
+            own = {k: v for k, v in settings.items() if k not in config["protocol"]}
+            inspect.signature(pc.linear_method).bind(task, method, **own)   # TypeError on an unknown key
+            inspect.signature(pc.comparison_job).bind(None, task, method, 0, seed=0, **settings)
+            used |= set(own) - {"epsilons"}
+    assert used == keyword_only, "every keyword of linear_method is configured, and nothing else"
+    assert {"gupt_eps_fraction", "erm_lr_regulariser", "erm_svm_regulariser", "erm_huber_h"} <= used
+    kmeans = section["kmeans"]
+    assert set(kmeans["methods"]) == set(pc.METHODS["kmeans"]) and set(kmeans["panels"]) <= set(pg.DATASETS)
+    for method in kmeans["methods"]:
+        settings = pc.kmeans_job_settings(section, config["algorithm"], method)
+        inspect.signature(pc.kmeans_job).bind(None, 3, method, 0, seed=0, **settings)
+    # claims read rows at the smallest ε, 0.1 and the largest: every profile's grid must have them
+    assert {0.05, 0.1, 1.0} <= set(section["epsilons"])
+
+
+def test_rules_name_every_job_method():
+    rules = (REPO / "workflow" / "rules" / "privgene.smk").read_text()
+    for method in pc.METHOD_SETTINGS:
+        assert method in rules.split("rule privgene_comparison_job:")[1].split("rule ")[0]
+    for method in pc.KMEANS_SETTINGS:
+        assert method in rules.split("rule privgene_kmeans_job:")[1].split("rule ")[0]
+
+
+@pytest.fixture(scope="module")
+def classification():
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, size=(600, 4))
+    labels = (x @ np.array([1.5, -1.0, 0.5, 0.0]) + 0.3 * rng.normal(size=600) > 0.2).astype(np.int8)
+    return TabularData("Banking", x, labels, tuple(f"x{j}" for j in range(4)), "synthetic", "")
+
+
+@pytest.fixture(scope="module")
+def clusters():
+    rng = np.random.default_rng(4)
+    centres = np.array([[-0.6, -0.5], [0.5, 0.6], [0.6, -0.6]])
+    points = np.clip(centres[rng.integers(3, size=900)] + 0.08 * rng.normal(size=(900, 2)), -1, 1)
+    return TabularData("Lifesci", points, None, ("a", "b"), "synthetic", "")
+
+
+def settings_for(method):
+    section = {"epsilons": EPSILONS, "gupt_eps_fraction": 1.0, "erm_lr_regulariser": 1e-12, "erm_svm_regulariser": None,
+               "erm_huber_h": 0.5}
+    algorithm = {"m": 20, "c": 0.02, "svm_C": 10, "kmeans_delta_factor": 2}
+    return pc.job_settings(section, algorithm, {"folds": 2, "use_folds": None}, method)
+
+
+@pytest.fixture(scope="module")
+def linear_jobs(classification):
+    frames = [pc.comparison_job(classification, task, method, repetition, seed=SEED, **settings_for(method))
+              for task in ("lr", "svm") for method in pc.METHODS[task] if method not in pc.EPSILON_FREE
+              for repetition in (0, 1)]
+    frames += [pg.reference_job(classification, task, "NoPrivacy", repetition, seed=SEED, epsilon=1.0, svm_C=1.0, folds=2)
+               for task in ("lr", "svm") for repetition in (0, 1)]
+    return frames
+
+
+def test_every_comparison_job_has_one_row_per_fold_and_epsilon(linear_jobs):
+    for frame in linear_jobs[:-4]:
+        assert list(frame.columns) == JOB_COLUMNS
+        assert len(frame) == 2 * len(EPSILONS) and sorted(set(frame.epsilon)) == EPSILONS
+        assert frame.error.between(0, 1).all() and (frame.failure == "").all()
+        assert frame.r.notna().all() == (frame.method.iloc[0] == "PrivGene")
+    privgene_rows = pd.concat([f for f in linear_jobs if f.method.iloc[0] == "PrivGene"])
+    assert (privgene_rows.r == [pg.iterations(0.02, n, e, 1) for n, e in zip(privgene_rows.n_train, privgene_rows.epsilon)]).all()
+
+
+def test_all_methods_of_a_repetition_share_the_folds(linear_jobs, classification):
+    sizes = {tuple(f.groupby("fold").n_train.first()) for f in linear_jobs if f.repetition.iloc[0] == 0}
+    assert len(sizes) == 1
+    splits = pg.repetition_folds(len(classification.features), 2, SEED, pg.PAPER, "Banking", 0)
+    assert sizes == {tuple(len(train) for train, _ in splits)}
+
+
+def test_a_point_does_not_depend_on_the_rest_of_the_grid(classification):
+    for method in ("PrivGene", "GUPT", "PrivateSVM"):
+        full = pc.comparison_job(classification, "svm", method, 0, seed=SEED, **settings_for(method))
+        alone = pc.comparison_job(classification, "svm", method, 0, seed=SEED,
+                                  **{**settings_for(method), "epsilons": [4.0]})
+        assert full[full.epsilon == 4.0].error.tolist() == alone.error.tolist(), method
+
+
+def test_non_convergence_is_reported_and_releases_nothing(classification, monkeypatch):
+    def fails(*args, **kwargs):
+        raise models.ConvergenceError("L-BFGS stopped with max|gradient| 1 > 1e-7")
+
+    monkeypatch.setattr(objective_perturbation, "fit_private_erm", fails)
+    frame = pc.comparison_job(classification, "lr", "PrivateERM", 0, seed=SEED, **settings_for("PrivateERM"))
+    assert frame.error.isna().all() and frame.failure.str.startswith("ConvergenceError").all()
+    runs = pcf.comparison_runs(frame)
+    figure = pcf.comparison_figure(runs)
+    assert (figure.failures == 2).all() and figure.error.isna().all() and (figure.runs.isna() | (figure.runs == 0)).all()
+
+
+@pytest.fixture(scope="module")
+def kmeans_jobs(clusters):
+    section = {"epsilons": EPSILONS, "gupt_eps_fraction": 1.0, "kmeans": {"restarts": 2, "max_iter": 50}}
+    algorithm = {"m": 20, "c": 0.02, "svm_C": 10, "kmeans_delta_factor": 2}
+    return [pc.kmeans_job(clusters, k, method, run, seed=SEED, **pc.kmeans_job_settings(section, algorithm, method))
+            for k in (2, 3) for method in pc.METHODS["kmeans"] for run in (0, 1)]
+
+
+def test_kmeans_jobs(kmeans_jobs, clusters):
+    for frame in kmeans_jobs:
+        method = frame.method.iloc[0]
+        assert {"dataset", "task", "k", "method", "repetition", "epsilon", "variance", "r"} <= set(frame.columns)
+        assert len(frame) == (1 if method == "NoPrivacy" else len(EPSILONS))
+        assert (frame.variance > 0).all() and (frame.n_train == len(clusters.features)).all()
+    privgene_rows = pd.concat([f for f in kmeans_jobs if f.method.iloc[0] == "PrivGene"])
+    assert (privgene_rows.r == [pg.iterations(0.02, 900, e, 10) for e in privgene_rows.epsilon]).all()
+
+
+def test_comparison_tables_and_figures(linear_jobs, kmeans_jobs, classification, clusters):
+    tables = pcf.comparison_tables(pd.concat(linear_jobs), pd.concat(kmeans_jobs))
+    fig3, fig5 = tables["fig3_"], tables["fig5_"]
+    assert list(fig3.method.unique()) == ["PrivGene", "PrivateERM", "FM", "GUPT", "Majority", "NoPrivacy"]
+    assert (fig3.runs == 4).all() and (fig3.failures == 0).all()          # 2 repetitions × 2 folds
+    flat = fig3[fig3.method == "NoPrivacy"]
+    assert flat.epsilon.tolist() == EPSILONS and flat.error.nunique() == 1
+    assert set(fig5.task) == {"kmeans_k2", "kmeans_k3"} and (fig5[fig5.method != "NoPrivacy"].runs == 2).all()
+
+    pairs = tables["pairs_"]
+    row = pairs[(pairs.task == "lr") & (pairs.method == "PrivGene") & (pairs.baseline == "FM") & (pairs.epsilon == 0.5)]
+    runs = pcf.comparison_runs(pd.concat(linear_jobs))
+    mine = runs[(runs.task == "lr") & (runs.epsilon == 0.5)].set_index(["repetition", "fold", "method"]).error.unstack()
+    assert row.difference.item() == pytest.approx((mine.PrivGene - mine.FM).mean())
+    assert row.ratio.item() == pytest.approx(mine.FM.mean() / mine.PrivGene.mean())
+    assert len(pairs[(pairs.task == "lr") & (pairs.epsilon == 0.5)]) == 15          # 6 methods: 15 pairs
+
+    summary = tables["summary_"].set_index(["task", "method", "baseline"])
+    by_pair = pairs.groupby(["task", "method", "baseline"])
+    assert (summary.max_difference == by_pair.difference.max().reindex(summary.index)).all()
+    gupt = summary.loc[("kmeans_k3", "PrivGene", "GUPT")]
+    assert gupt.ratio_growth == pytest.approx(gupt.ratio_at_smallest_epsilon / gupt.ratio_at_largest_epsilon)
+    levels = tables["levels_"].set_index(["task", "method"])
+    assert levels.loc[("lr", "NoPrivacy")].range_over_epsilon == 0 and levels.loc[("lr", "PrivGene")].r_at_largest_epsilon > 0
+
+    data = {"Banking": classification, "Lifesci": clusters}
+    titles = pcf.panel_titles(fig5, data)
+    assert titles == {("Lifesci", "kmeans_k2"): "(a) Lifesci, k = 2", ("Lifesci", "kmeans_k3"): "(b) Lifesci, k = 3"}
+    figure = curves.value_against_epsilon(fig5, "variance", "variance", titles, log_y=["Lifesci"], dashed=["NoPrivacy"])
+    assert len(figure.axes) == 2 and figure.axes[0].get_yscale() == "log" and figure.axes[0].get_xscale() == "log"
+    assert len(curves.value_against_epsilon(fig3, "error", "error", pcf.panel_titles(fig3, data)).axes) == 1
