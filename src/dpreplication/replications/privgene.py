@@ -221,7 +221,12 @@ def run_job(data: tabular.TabularData, method: Callable, *, seed: int, figure: s
     splits = repetition_folds(len(data.features), folds, seed, PAPER, data.name, repetition)
     frame = cross_validate(data.features, data.labels, splits, method,
                            job_generator(seed, figure, data.name, task, method_name, parameter, repetition), use_folds)
-    keys = {"dataset": data.name, "task": task, "method": method_name, **(labels or {}), "repetition": repetition}
+    return with_key_columns(frame, dataset=data.name, task=task, method=method_name, **(labels or {}),
+                            repetition=repetition)
+
+
+def with_key_columns(frame: pd.DataFrame, **keys) -> pd.DataFrame:
+    """``frame`` with the job's keys inserted, in order, as its first columns."""
     for position, (column, value) in enumerate(keys.items()):
         frame.insert(position, column, value)
     return frame

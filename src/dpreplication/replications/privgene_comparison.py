@@ -33,7 +33,7 @@ from dpreplication.learning import sample_and_aggregate as gupt
 from dpreplication.learning.genetic import privgene
 from dpreplication.learning.protocol import cross_validate, repetition_folds
 from dpreplication.replications.privgene import (
-    PAPER, VARIANTS, algorithm_settings, make_fitness, majority_method, privgene_method, task_labels,
+    PAPER, VARIANTS, algorithm_settings, make_fitness, majority_method, privgene_method, task_labels, with_key_columns,
 )
 
 LOGGER = logging.getLogger(__name__)
@@ -153,12 +153,6 @@ def job_streams(seed: int, figure: str, dataset: str, task: str, method: str, re
     return lambda fold: lambda *keys: seeding.generator(seed, PAPER, figure, dataset, task, method, repetition, fold, *keys)
 
 
-def _labelled(frame: pd.DataFrame, **keys) -> pd.DataFrame:
-    for position, (column, value) in enumerate(keys.items()):
-        frame.insert(position, column, value)
-    return frame
-
-
 def comparison_job(data: tabular.TabularData, task: str, method: str, repetition: int, *, seed: int, epsilons,
                    folds: int = 5, use_folds=None, **method_settings) -> pd.DataFrame:
     """Figs 3–4 job: ``method`` on the shared folds of ``repetition`` at every ε of ``epsilons``.
@@ -171,7 +165,7 @@ def comparison_job(data: tabular.TabularData, task: str, method: str, repetition
     run = linear_method(task, method, epsilons, **method_settings)
     frame = cross_validate(data.features, data.labels, splits, run,
                            job_streams(seed, "comparison", data.name, task, method, repetition), use_folds)
-    return _labelled(frame, dataset=data.name, task=task, method=method, repetition=repetition)
+    return with_key_columns(frame, dataset=data.name, task=task, method=method, repetition=repetition)
 
 
 def kmeans_task(k: int) -> str:
@@ -220,4 +214,4 @@ def kmeans_job(data: tabular.TabularData, k: int, method: str, run: int, *, seed
     frame.insert(0, "fold", 0)
     frame.insert(1, "n_train", len(points))
     frame.insert(2, "n_test", len(points))
-    return _labelled(frame, dataset=data.name, task=kmeans_task(k), k=k, method=method, repetition=run)
+    return with_key_columns(frame, dataset=data.name, task=kmeans_task(k), k=k, method=method, repetition=run)
