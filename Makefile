@@ -10,10 +10,15 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: replicate quick test test-fast references report bench lock clean-results
+.PHONY: replicate readme quick test test-fast references report bench lock clean-results
 
 replicate: $(VENV)/installed
 	$(SNAKEMAKE)
+	$(PYTHON) -m dpreplication.scorecard README.md figures/scorecard.csv
+
+# Rewrite the README's status table from the published scorecard.
+readme: $(VENV)/installed
+	$(PYTHON) -m dpreplication.scorecard README.md figures/scorecard.csv
 
 quick: $(VENV)/installed
 	$(SNAKEMAKE) --config profile=quick

@@ -378,11 +378,11 @@ def test_missing_dataset_gives_needs_download_rows_and_claims(tmp_path):
     path = tmp_path / "accuracy.csv"
     accuracy.to_csv(path, index=False)
     claim = Claim(id="c", paper="darrm", section="s", claim="x", expected=0.96, table="prediction_accuracy",
-                  column="opt_mean", select={"dataset": "mnist", "m": 3, "queries": 100}, tolerance=0.01)
+                  column="opt_mean", select={"dataset": "mnist", "m": 3, "queries": 100}, tolerance=0.01, kind="paper")
     scored = evaluate_claims([claim], {"prediction_accuracy": pd.read_csv(path)})
-    assert scored.status.tolist() == ["needs download"] and "mnist" in scored.reason.iloc[0]
+    assert scored.status.tolist() == ["missing"] and scored.reason.iloc[0].startswith("needs download: mnist")
     sigma_claim = Claim(**{**claim.__dict__, "id": "d", "column": "gnmax_sigma", "expected": 21.46})
-    assert evaluate_claims([sigma_claim], {"prediction_accuracy": accuracy}).status.tolist() == ["needs download"]
+    assert evaluate_claims([sigma_claim], {"prediction_accuracy": accuracy}).status.tolist() == ["missing"]
 
 
 @pytest.mark.workflow

@@ -7,7 +7,9 @@ rule paper_scorecard:
         unpack(lambda w: CLAIM_TABLES[w.paper]),
         registry=lambda w: claim_registry(w.paper),
         code=code_inputs("scorecard"),
-    output: csv=f"{FIGURES}/{{paper}}/scorecard.csv"
+    output:
+        csv=f"{FIGURES}/{{paper}}/scorecard.csv",
+        md=f"{FIGURES}/{{paper}}/scorecard.md",
     conda: ENVIRONMENT
     log: f"{LOGS}/{{paper}}/scorecard.log"
     script: "../scripts/scorecard/paper.py"

@@ -1,22 +1,48 @@
-"""Claim registry, evaluation against pipeline tables, and Markdown rendering."""
+"""Claim registry, evaluation against pipeline tables, and Markdown rendering.
+
+A claim's status says exactly what was observed in this run:
+
+- ``pass``: the comparison holds;
+- ``fail``: it does not hold. A written explanation never changes that;
+- ``deviation``: it does not hold, and the claim names ``evidence``: other claims of the same
+  registry, each an ablation or diagnostic that *passes in this run* and shows the stated cause.
+  If any evidence claim does not pass, the claim is ``fail``. The reason is a template filled
+  with measured values (``{claim_id}`` or ``{claim_id:.3f}``; ``{reproduced}``/``{expected}``
+  are the claim's own), so no number in it is typed in;
+- ``missing``: the value could not be computed (NaN, a dataset that is not available, an absent
+  optional library). Never pass and never deviation.
+
+A claim's ``kind`` says what it is evidence of: ``paper`` (stated in the paper), ``spec`` (derived
+in the replication spec), ``diagnostic`` (a measurement of this replication that explains a gap,
+used as evidence) or ``sanity`` (a self-consistency or construction check that cannot speak for
+or against the paper). Only paper and spec claims count as replication evidence.
+"""
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 import yaml
 
-COLUMNS = ["paper", "claim", "expected", "reproduced", "tolerance", "status",
-           "id", "section", "comparison", "source", "reason"]
+COLUMNS = ["paper", "id", "kind", "section", "claim", "expected", "reproduced", "tolerance",
+           "comparison", "status", "evidence", "reason"]
+
+STATUSES = ("fail", "missing", "deviation", "pass")
+"""Every status, in the order a reader needs them (what does not hold first)."""
+KINDS = ("paper", "spec", "diagnostic", "sanity")
+REPLICATION_KINDS = ("paper", "spec")
+"""The kinds that count as evidence for or against the papers."""
 
 DATA_STATUS_COLUMN = "data_status"
-"""Optional table column: empty when the row was computed, else why not (e.g. a missing dataset)."""
+"""Optional table column: empty when the row was computed, else why not (e.g. a missing dataset
+or library); a claim reading such a row is ``missing`` with this text as its reason."""
 NEEDS_DOWNLOAD = "needs download"
-"""Status of a claim whose row could not be computed because its dataset is not available: the
-``data_status`` text of the row starts with this and names the dataset and how to get it."""
+"""How a ``data_status`` starts when the row's dataset is not available (it then names the
+dataset and how to get it)."""
 
 COMPARISONS = {
     "abs": "|reproduced − expected| ≤ tolerance",
@@ -26,6 +52,21 @@ COMPARISONS = {
     "lt": "reproduced < expected",
     "gt": "reproduced > expected",
 }
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.]+)(?::([^{}]*))?\}")
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """Why a claim that does not hold differs from the paper: ``reason`` is a template over
+    measured values, ``evidence`` the ids of the claims that must pass to show it."""
+
+    reason: str
+    evidence: tuple[str, ...]
+
+    def __post_init__(self):
+        if not self.evidence:
+            raise ValueError("a deviation needs at least one evidence claim")
 
 
 @dataclass(frozen=True)
@@ -39,15 +80,17 @@ class Claim:
     expected: float
     table: str
     column: str
+    kind: str
     select: dict = field(default_factory=dict)
     comparison: str = "abs"
     tolerance: float = 0.0
-    source: str = "paper"
-    deviation: str | None = None
+    deviation: Deviation | None = None
 
     def __post_init__(self):
         if self.comparison not in COMPARISONS:
             raise ValueError(f"claim {self.id}: comparison must be one of {sorted(COMPARISONS)}, got {self.comparison!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.id}: kind must be one of {list(KINDS)}, got {self.kind!r}")
         if not (self.tolerance >= 0):
             raise ValueError(f"claim {self.id}: tolerance must be non-negative")
 
@@ -65,8 +108,17 @@ class Claim:
         }[self.comparison]()
 
 
+def _deviation(entry, claim_id: str) -> Deviation | None:
+    if entry is None:
+        return None
+    if not isinstance(entry, dict) or set(entry) != {"reason", "evidence"}:
+        raise ValueError(f"claim {claim_id}: deviation must be a mapping with exactly 'reason' and 'evidence'")
+    return Deviation(reason=str(entry["reason"]), evidence=tuple(entry["evidence"]))
+
+
 def load_registry(path: str | Path) -> list[Claim]:
-    """Read ``workflow/claims/<paper>.yaml``; ids must be unique."""
+    """Read ``workflow/claims/<paper>.yaml``: ids unique, evidence ids present and not themselves
+    deviations, every template placeholder a claim id of the registry (or reproduced/expected)."""
     document = yaml.safe_load(Path(path).read_text())
     paper = document["paper"]
     claims = []
@@ -77,12 +129,25 @@ def load_registry(path: str | Path) -> list[Claim]:
         for number in ("expected", "tolerance"):
             if number in entry:
                 entry[number] = float(entry[number])
+        entry["deviation"] = _deviation(entry.get("deviation"), entry.get("id"))
         claims.append(Claim(paper=paper, table=source["table"], column=source["column"],
                             select=source.get("select", {}), **entry))
     ids = [c.id for c in claims]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
         raise ValueError(f"{path}: duplicate claim ids {duplicates}")
+    by_id = {c.id: c for c in claims}
+    for claim in claims:
+        if claim.deviation is None:
+            continue
+        for evidence in claim.deviation.evidence:
+            if evidence not in by_id:
+                raise ValueError(f"{path}: claim {claim.id} names unknown evidence {evidence!r}")
+            if by_id[evidence].deviation is not None or evidence == claim.id:
+                raise ValueError(f"{path}: claim {claim.id}: evidence {evidence!r} must be a plain claim")
+        for name, _ in _PLACEHOLDER.findall(claim.deviation.reason):
+            if name not in by_id and name not in ("reproduced", "expected"):
+                raise ValueError(f"{path}: claim {claim.id}: reason names unknown value {{{name}}}")
     return claims
 
 
@@ -112,52 +177,57 @@ def _row(claim: Claim, tables: dict[str, pd.DataFrame]) -> pd.Series:
 
 def lookup(claim: Claim, tables: dict[str, pd.DataFrame]) -> float:
     """The single value of ``claim.column`` in the row of ``claim.table`` matching ``claim.select``."""
-    return float(_row(claim, tables)[claim.column])
+    value = _row(claim, tables)[claim.column]
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
 
 
-def missing_data(claim: Claim, tables: dict[str, pd.DataFrame]) -> str:
-    """The row's ``data_status`` when it says the data needed a download, else ``""``."""
+def not_computed(claim: Claim, tables: dict[str, pd.DataFrame]) -> str:
+    """The row's ``data_status`` text (why its values could not be computed), else ``""``."""
     status = _row(claim, tables).get(DATA_STATUS_COLUMN, "")
-    return status if isinstance(status, str) and status.startswith(NEEDS_DOWNLOAD) else ""
+    return status if isinstance(status, str) else ""
+
+
+def fill_reason(template: str, claim_id: str, values: dict[str, float]) -> str:
+    """``template`` with each ``{id}`` / ``{id:format}`` replaced by that claim's measured value
+    (``reproduced`` and ``expected`` are the claim's own)."""
+    def substitute(match: re.Match) -> str:
+        name, spec = match.group(1), match.group(2) or ".4g"
+        value = values[f"{claim_id}.{name}"] if name in ("reproduced", "expected") else values[name]
+        return format(value, spec)
+    return _PLACEHOLDER.sub(substitute, template)
 
 
 def evaluate_claims(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """One scorecard row per claim: pass, fail, deviation (a fail with a stated reason), or
-    needs download (the row's dataset was unavailable; the reason says which and how to get it)."""
-    rows = []
+    """One scorecard row per claim, with the statuses of the module docstring."""
+    observed, reasons, values = {}, {}, {}
     for claim in claims:
         reproduced = lookup(claim, tables)
-        missing = missing_data(claim, tables)
-        if missing:
-            status, reason = NEEDS_DOWNLOAD, missing
-        elif claim.holds(reproduced):
-            status, reason = "pass", ""
-        elif claim.deviation:
-            status, reason = "deviation", claim.deviation
+        values[claim.id] = values[f"{claim.id}.reproduced"] = reproduced
+        values[f"{claim.id}.expected"] = claim.expected
+        why_not = not_computed(claim, tables)
+        if why_not or math.isnan(reproduced):
+            observed[claim.id] = "missing"
+            reasons[claim.id] = why_not or f"not computed: {claim.table}.{claim.column} is empty or NaN"
         else:
-            status, reason = "fail", ""
+            observed[claim.id] = "pass" if claim.holds(reproduced) else "fail"
+            reasons[claim.id] = ""
+    rows = []
+    for claim in claims:
+        status, reason = observed[claim.id], reasons[claim.id]
+        evidence = claim.deviation.evidence if claim.deviation else ()
+        if status == "fail" and claim.deviation is not None:
+            unshown = [e for e in evidence if observed[e] != "pass"]
+            if unshown:
+                reason = "stated cause not shown: evidence " + ", ".join(f"{e} is {observed[e]}" for e in unshown)
+            else:
+                status, reason = "deviation", fill_reason(claim.deviation.reason, claim.id, values)
         rows.append({
-            "paper": claim.paper, "claim": claim.claim, "expected": claim.expected,
-            "reproduced": reproduced, "tolerance": claim.tolerance, "status": status,
-            "id": claim.id, "section": claim.section, "comparison": COMPARISONS[claim.comparison],
-            "source": claim.source, "reason": reason,
+            "paper": claim.paper, "id": claim.id, "kind": claim.kind, "section": claim.section,
+            "claim": claim.claim, "expected": claim.expected, "reproduced": values[claim.id],
+            "tolerance": claim.tolerance, "comparison": COMPARISONS[claim.comparison],
+            "status": status, "evidence": ";".join(evidence), "reason": reason,
         })
     return pd.DataFrame(rows, columns=COLUMNS)
-
-
-def render_markdown(scorecard: pd.DataFrame) -> str:
-    """A Markdown scorecard: a per-paper tally, then every claim."""
-    tally = scorecard.groupby(["paper", "status"]).size().unstack(fill_value=0)
-    statuses = ["pass", "deviation", "fail"] + ([NEEDS_DOWNLOAD] if NEEDS_DOWNLOAD in tally else [])
-    for status in statuses:
-        if status not in tally:
-            tally[status] = 0
-    tally = tally[statuses].reset_index()
-    shown = scorecard[["paper", "section", "claim", "expected", "reproduced", "tolerance", "comparison", "status", "reason"]]
-    return (
-        "# Scorecard\n\n"
-        "Every `reproduced` value is recomputed by the workflow from the figure and table data; "
-        "`expected` is the paper's value (or the replication spec's, see `source` in the CSV).\n\n"
-        + tally.to_markdown(index=False) + "\n\n"
-        + shown.to_markdown(index=False, floatfmt=".6g") + "\n"
-    )

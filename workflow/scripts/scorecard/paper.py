@@ -1,10 +1,13 @@
+from pathlib import Path
+
 import pandas as pd
 
-from dpreplication.scorecard import evaluate_claims, load_registry
+from dpreplication.scorecard import evaluate_claims, load_registry, paper_page
 from dpreplication.workflow import start
 
 logger = start(snakemake)
 tables = {name: pd.read_csv(path) for name, path in snakemake.input.items() if name not in ("registry", "code")}
 scorecard = evaluate_claims(load_registry(snakemake.input.registry), tables)
 scorecard.to_csv(snakemake.output.csv, index=False)
+Path(snakemake.output.md).write_text(paper_page(scorecard, snakemake.wildcards.paper))
 logger.info("status counts: %s", scorecard.status.value_counts().to_dict())

@@ -1,0 +1,3 @@
+from dpreplication.scorecard.pages import main
+
+raise SystemExit(main())
