@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from importlib import metadata
@@ -64,5 +65,16 @@ def write_environment(lock: str | Path = "requirements.lock", target: str | Path
     Path(target).write_text("\n".join(HEADER + body) + "\n")
 
 
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m dpreplication.environment",
+        description="Rewrite the conda environment file from the pip lock file (run by `make lock`).")
+    parser.add_argument("lock", nargs="?", default="requirements.lock", help="pip lock file (default: %(default)s)")
+    parser.add_argument("target", nargs="?", default="environment.yml", help="conda file to write (default: %(default)s)")
+    arguments = parser.parse_args(argv)
+    write_environment(arguments.lock, arguments.target)
+    return 0
+
+
 if __name__ == "__main__":
-    write_environment(*sys.argv[1:])
+    sys.exit(main())

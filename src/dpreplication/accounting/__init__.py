@@ -1,0 +1,18 @@
+"""Privacy accounting: RDP of the sampled Gaussian (DP-SGD), GNMax calibration, composition,
+and the exact (mε, δ) verifier of DaRRM noise functions."""
+
+from dpreplication.exports import lazy_exports
+
+_EXPORTS = {
+    "sampled_gaussian_rdp": "rdp",
+    "rdp_to_epsilon": "rdp",
+    "dp_sgd_epsilon": "rdp",
+    "calibrate_steps": "rdp",
+    "GNMaxCalibration": "rdp",
+    "gnmax_noise_scale": "rdp",
+    "gnmax_epsilon": "rdp",
+    "advanced_composition": "composition",
+    "PrivacyReport": "privacy_verifier",
+    "verify_privacy": "privacy_verifier",
+}
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -95,6 +95,15 @@ def verify_privacy(
     """Exact worst privacy cost of DaRRM_γ against the target ``(mε, δ)`` (any γ, both outputs).
 
     ``tolerance`` only sets :attr:`PrivacyReport.is_private`; the violation is reported as is.
+
+    Examples
+    --------
+    >>> from dpreplication.accounting import verify_privacy
+    >>> from dpreplication.mechanisms import gamma_majority, gamma_subsampling
+    >>> verify_privacy(gamma_subsampling(11, 3), K=11, m=3, epsilon=0.1).violation <= 1e-12
+    True
+    >>> verify_privacy(gamma_majority(11), K=11, m=3, epsilon=0.1).violation > 0  # plain majority is not (3ε)-DP
+    True
     """
     on_d, on_d_prime = signed_gamma_sums(gamma, K, epsilon, Delta)
     cost = on_d - np.exp(m * epsilon) * on_d_prime

@@ -62,7 +62,14 @@ def rdp_to_epsilon(rdp, orders, delta: float) -> tuple[float, float]:
 
 def dp_sgd_epsilon(noise_multiplier: float, sample_rate: float, steps: int, delta: float,
                    orders=DEFAULT_ORDERS) -> float:
-    """ε of ``steps`` DP-SGD steps (Poisson rate ``q``, noise multiplier ``σ``) at ``δ``."""
+    """ε of ``steps`` DP-SGD steps (Poisson rate ``q``, noise multiplier ``σ``) at ``δ``.
+
+    Examples
+    --------
+    >>> from dpreplication.accounting import dp_sgd_epsilon
+    >>> round(dp_sgd_epsilon(noise_multiplier=1.1, sample_rate=0.01, steps=1000, delta=1e-5), 3)
+    1.725
+    """
     if steps == 0:
         return 0.0
     return rdp_to_epsilon(sampled_gaussian_rdp(sample_rate, noise_multiplier, steps, orders), orders, delta)[0]
@@ -107,6 +114,13 @@ def gnmax_noise_scale(epsilon: float, delta: float, max_order: float = 500.0, or
 
     ``λ_min = log(1/δ)/ε + order_offset`` (the authors use ``+ 1 + 3``; spec §3). Every λ of
     the grid has ``ε − log(1/δ)/(λ − 1) > 0``, so every candidate σ is finite.
+
+    Examples
+    --------
+    >>> from dpreplication.accounting import gnmax_noise_scale
+    >>> calibration = gnmax_noise_scale(epsilon=1.0, delta=1e-5)
+    >>> round(calibration.sigma, 3), round(calibration.order, 2)
+    (6.93, 24.51)
     """
     log_inverse_delta = np.log(1.0 / delta)
     min_order = log_inverse_delta / epsilon + order_offset

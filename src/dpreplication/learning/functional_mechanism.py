@@ -80,6 +80,17 @@ def fit_functional_mechanism(
     the authors' constant) to the diagonal of ``M̃`` before trimming.
     Guarantee: ε-DP under replace-one neighbours (:func:`perturb_coefficients`);
     everything after the noise is post-processing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpreplication.learning import fit_functional_mechanism
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, (20000, 3)) / np.sqrt(3)
+    >>> y = (X[:, 0] > 0).astype(float)
+    >>> omega = fit_functional_mechanism(X, y, epsilon=1.0, rng=rng)
+    >>> omega.shape
+    (4,)
     """
     quadratic, linear = perturb_coefficients(*taylor_coefficients(X, y), epsilon, rng)
     ridge = regularisation_factor * np.sqrt(2.0) * laplace_scale(epsilon, functional_mechanism_sensitivity(linear.size))

@@ -166,6 +166,17 @@ def privgene(fitness, epsilon: float, settings: PrivGeneSettings, rng: np.random
     per-iteration test error of Figs 6–7) and the trace of ``Δ1``, ``Δ2``, the ``Δ``
     used, the mutation scale and the budget of every ``DP_Select``.
     Guarantee: ε-DP (module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpreplication.learning import LogisticFitness, PrivGeneSettings, privgene
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, (5000, 3)) / np.sqrt(3)
+    >>> y = (X[:, 0] > 0).astype(float)
+    >>> result = privgene(LogisticFitness(X, y), epsilon=1.0, settings=PrivGeneSettings(), rng=rng)
+    >>> result.omega.shape, result.iterations  # r = max(1, round(c n ε / m'))
+    ((4,), 6)
     """
     if not (np.isfinite(epsilon) and epsilon > 0):
         raise ValueError(f"epsilon must be positive and finite, got {epsilon}")

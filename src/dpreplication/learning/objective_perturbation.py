@@ -109,6 +109,17 @@ def fit_private_erm(
     (bias last) so that ``ωᵀ[x, 1] = fᵀx̃``.
     Guarantee: ε-DP under replace-one neighbours (CMS 2011, Thm 9: ``‖x̃‖ ≤ 1``,
     ``|y| = 1``, ``0 ≤ ℓ'' ≤ c``); raises rather than release an unconverged fit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpreplication.learning import fit_private_erm
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, (2000, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> omega = fit_private_erm(X, y, epsilon=1.0, rng=rng)  # weights, then the bias
+    >>> omega.shape, float(np.mean(np.sign(X @ omega[:3] + omega[3]) == y)) > 0.8
+    ((4,), True)
     """
     features = unit_norm_features(X)
     n, d = features.shape

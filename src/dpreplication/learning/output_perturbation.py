@@ -58,5 +58,16 @@ def privatise_svm_weights(weights: np.ndarray, n: int, epsilon: float, rng: np.r
 
 def fit_private_svm(X: np.ndarray, y_pm: np.ndarray, epsilon: float, rng: np.random.Generator,
                     C: float = PRIVATE_SVM_C) -> np.ndarray:
-    """PrivateSVM (spec §3.5): :func:`fit_svm_weights` then :func:`privatise_svm_weights`; ε-DP."""
+    """PrivateSVM (spec §3.5): :func:`fit_svm_weights` then :func:`privatise_svm_weights`; ε-DP.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpreplication.learning import fit_private_svm
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, (2000, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> fit_private_svm(X, y, epsilon=1.0, rng=rng).shape
+    (4,)
+    """
     return privatise_svm_weights(fit_svm_weights(X, y_pm, C), np.asarray(X).shape[0], epsilon, rng, C)

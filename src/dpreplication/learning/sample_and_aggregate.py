@@ -78,6 +78,14 @@ def gupt_aggregate(outputs: np.ndarray, value_range: tuple[float, float], epsilo
 
     Guarantee: ``φ·ε``-DP (module docstring). ``ε = ∞`` returns the noiseless
     mean (a non-private reference). The noisy output is not clamped (as in GUPT).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpreplication.learning import gupt_aggregate
+    >>> block_outputs = np.full((50, 2), 0.5)  # 50 blocks agree on (0.5, 0.5)
+    >>> gupt_aggregate(block_outputs, value_range=(-1.0, 1.0), epsilon=1.0, rng=np.random.default_rng(0)).round(3).tolist()
+    [0.526, 0.451]
     """
     outputs = np.asarray(outputs, dtype=float)
     lo, hi = value_range

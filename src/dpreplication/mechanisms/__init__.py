@@ -1,0 +1,50 @@
+"""Differentially private mechanisms: selection, additive noise, the enhanced exponential
+mechanism and private majority. Each function states its privacy guarantee in its docstring."""
+
+from dpreplication.exports import lazy_exports
+
+_EXPORTS = {
+    # selection: the exponential mechanism, permute-and-flip and report-noisy-max (Ding et al. 2021)
+    "exponential_mechanism_pmf": "selection",
+    "permute_and_flip_pmf": "selection",
+    "report_noisy_max_laplace_pmf": "selection",
+    "sample_report_noisy_max": "selection",
+    "sample_permute_and_flip_literal": "selection",
+    "sample_permute_and_flip_batch": "selection",
+    "expected_error": "selection",
+    "mode_scores": "quality",
+    "median_scores": "quality",
+    # additive noise: Laplace, truncated Laplacian (Geng et al. 2020), analytic Gaussian (Balle & Wang 2018)
+    "laplace_scale": "additive",
+    "laplace_mechanism": "additive",
+    "laplace_privacy_profile": "additive",
+    "TruncatedLaplaceCalibration": "additive",
+    "calibrate_truncated_laplace": "additive",
+    "truncated_laplace_mechanism": "additive",
+    "sample_truncated_laplace": "additive",
+    "truncated_laplace_pdf": "additive",
+    "truncated_laplace_privacy_profile": "additive",
+    "analytic_gaussian_sigma": "additive",
+    "classic_gaussian_sigma": "additive",
+    "gaussian_privacy_profile": "additive",
+    "amplitude_upper_bound": "bounds",
+    "power_upper_bound": "bounds",
+    "amplitude_lower_bound": "bounds",
+    "power_lower_bound": "bounds",
+    # the enhanced exponential mechanism of PrivGene (Zhang et al. 2013)
+    "dampening_factor": "enhanced_exponential",
+    "exact_dampening": "enhanced_exponential",
+    "selection_pmf": "enhanced_exponential",
+    "select": "enhanced_exponential",
+    # private majority: DaRRM (Jiang, Zhang & Joshi 2024), subsampling, randomized response, GNMax
+    "gamma_subsampling": "majority",
+    "gamma_double_subsampling": "majority",
+    "gamma_constant": "majority",
+    "gamma_majority": "majority",
+    "darrm_probability_one": "majority",
+    "sample_darrm": "majority",
+    "subsample_majority": "majority",
+    "gnmax_aggregate": "majority",
+    "gnmax_probability_first": "majority",
+}
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

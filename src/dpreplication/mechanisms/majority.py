@@ -122,6 +122,14 @@ def sample_darrm(votes, gamma, rng: np.random.Generator) -> np.ndarray:
     Computes ``L``, keeps the true majority with probability ``γ(L)``, else outputs a fair
     coin. Privacy: ``(mε, δ)``-DP exactly when γ passes
     :func:`dpreplication.accounting.privacy_verifier.verify_privacy` for ``(K, m, ε, Δ, δ)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpreplication.mechanisms import gamma_subsampling, sample_darrm
+    >>> votes = np.array([[1, 1, 1, 1, 0], [0, 0, 1, 0, 0]])
+    >>> sample_darrm(votes, gamma_subsampling(5, 3), rng=np.random.default_rng(0)).tolist()
+    [1, 0]
     """
     votes = np.atleast_2d(np.asarray(votes))
     K = validate_ensemble_size(votes.shape[1])
@@ -166,6 +174,12 @@ def gamma_subsampling(K: int, m: int) -> np.ndarray:
 
     ``γ_Sub(l) = 2h_m(l) − 1`` for ``l ≥ (K+1)/2`` and ``1 − 2h_m(l)`` otherwise. Privacy:
     post-processing of ``m`` mechanisms, so ``(mε, 1 − (1 − Δ)^m)``-DP by composition.
+
+    Examples
+    --------
+    >>> from dpreplication.mechanisms import gamma_subsampling
+    >>> gamma_subsampling(5, 3).round(4).tolist()
+    [1.0, 1.0, 0.4, 0.4, 1.0, 1.0]
     """
     h = subsample_majority_probability(K, m)
     return np.where(np.arange(K + 1) > K / 2, 2.0 * h - 1.0, 1.0 - 2.0 * h)
@@ -176,6 +190,12 @@ def gamma_double_subsampling(K: int, m: int) -> np.ndarray:
 
     Privacy: ``mε``-DP for i.i.d. mechanisms with ``Δ = δ = 0`` (Theorem 4.1, "amplification
     by 2"); the spec found numerically that it also holds for non-i.i.d. mechanisms.
+
+    Examples
+    --------
+    >>> from dpreplication.mechanisms import gamma_double_subsampling
+    >>> gamma_double_subsampling(5, 3).round(4).tolist()
+    [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
     """
     K = validate_ensemble_size(K)
     if m <= (K - 1) // 2:
@@ -203,6 +223,12 @@ def gamma_constant(
     ``tanh(mε/2)/tanh(Kε/2)``. Defaults [I]: ``τ = K`` (composition of all K mechanisms),
     ``λ = composed_delta(K, Δ, composition)``, ``δ = composed_delta(m, Δ, composition)``.
     The result is clipped to ``[0, 1]``.
+
+    Examples
+    --------
+    >>> from dpreplication.mechanisms import gamma_constant
+    >>> gamma_constant(5, 3, epsilon=0.1).round(4).tolist()
+    [0.6079, 0.6079, 0.6079, 0.6079, 0.6079, 0.6079]
     """
     K = validate_ensemble_size(K)
     tau = float(K if tau is None else tau)
@@ -544,6 +570,13 @@ def subsample_majority(votes, m: int, rng: np.random.Generator) -> np.ndarray:
 
     Ties (even ``m``) are broken by a fair coin, as in γ_Sub. Privacy: a post-processing of ``m``
     ``(ε, Δ)``-DP mechanisms, so ``(mε, 1 − (1 − Δ)^m)``-DP (≤ ``(mε, mΔ)``) by composition.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpreplication.mechanisms import subsample_majority
+    >>> subsample_majority(np.array([[1, 1, 1, 1, 0]]), m=3, rng=np.random.default_rng(0)).tolist()
+    [1]
     """
     votes = np.atleast_2d(np.asarray(votes)).astype(np.int64)
     n, K = votes.shape
@@ -562,6 +595,13 @@ def gnmax_aggregate(counts, sigma: float, rng: np.random.Generator) -> np.ndarra
     its vote moves two counts by 1 (L2 sensitivity √2), so the noisy counts — and their argmax,
     a post-processing — are ``(λ, λ/σ²)``-RDP for every ``λ > 1``, hence
     ``(λ/σ² + log(1/δ)/(λ − 1), δ)``-DP (:func:`dpreplication.accounting.rdp.gnmax_epsilon`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpreplication.mechanisms import gnmax_aggregate
+    >>> gnmax_aggregate([[9, 2], [1, 10]], sigma=3.0, rng=np.random.default_rng(0)).tolist()
+    [0, 1]
     """
     counts = np.atleast_2d(np.asarray(counts, dtype=float))
     return np.argmax(counts + sigma * rng.standard_normal(counts.shape), axis=1)

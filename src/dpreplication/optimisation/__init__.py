@@ -1,0 +1,12 @@
+"""Optimisation: DaRRM's optimal noise function γ_opt (a linear program) and the optimal-noise
+lower bound of the truncated-Laplacian paper (a binned linear program)."""
+
+from dpreplication.exports import lazy_exports
+
+_EXPORTS = {
+    "GammaLPResult": "gamma_lp",
+    "optimise_gamma": "gamma_lp",
+    "NoiseLPResult": "noise_lp",
+    "optimal_noise_lower_bound": "noise_lp",
+}
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

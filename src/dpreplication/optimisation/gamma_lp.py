@@ -33,6 +33,7 @@ from dpreplication.mechanisms.majority import (
     validate_ensemble_size,
     vertex_multisets,
 )
+from dpreplication.validation import in_unit_interval, one_of, positive
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +61,14 @@ def darrm_constraint_matrix(
 
     ``redundancy_margin``: a row is dropped only if its positive part is ≤ ``b(1 − margin)``.
     """
+    K = validate_ensemble_size(K)
+    epsilon = positive("epsilon", epsilon)
+    Delta = in_unit_interval("Delta", Delta)
+    delta = in_unit_interval("delta", delta)
+    if not 1 <= float(m) <= K:
+        raise ValueError(f"m must lie in [1, K] = [1, {K}], got {m!r}")
     start = time.perf_counter()
-    family = vertex_multisets(validate_ensemble_size(K), float(epsilon), float(Delta))
+    family = vertex_multisets(K, epsilon, Delta)
     b = privacy_budget(m, epsilon, delta)
     kept, n_redundant = [], 0
     for _, alpha, alpha_prime in family.chunks():
@@ -182,8 +189,20 @@ def optimise_gamma(
     (e.g. ``{"primal_feasibility_tolerance": 1e-9}`` shrinks the HiGHS repair). The returned γ
     is repaired by scaling (see module docstring) and
     is ``(mε, δ)``-DP over the full vertex constraint set.
+
+    Examples
+    --------
+    >>> from dpreplication.accounting import verify_privacy
+    >>> from dpreplication.optimisation import optimise_gamma
+    >>> result = optimise_gamma(K=11, m=3, epsilon=0.1)
+    >>> result.gamma.round(3).tolist()
+    [1.0, 0.977, 1.0, 1.0, 0.542, 0.94, 0.94, 0.542, 1.0, 1.0, 0.977, 1.0]
+    >>> verify_privacy(result.gamma, K=11, m=3, epsilon=0.1).violation <= 1e-12
+    True
     """
     K = validate_ensemble_size(K)
+    one_of("solver", solver, SOLVERS)
+    in_unit_interval("mean_probability", mean_probability, include_zero=False)
     c = objective_coefficients(K, mean_probability) if objective is None else np.asarray(objective, float)
     constraints = darrm_constraint_matrix(K, m, epsilon, Delta, delta)
     A, b = constraints.A, constraints.b
