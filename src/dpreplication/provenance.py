@@ -24,15 +24,39 @@ def config_hash(settings) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def git_commit(cwd: str | Path = ".") -> str:
-    """``git describe --always --dirty`` of the working tree, or ``unknown`` outside git."""
+SOURCE_TREE = ("src/dpreplication", "workflow", "config", "Snakefile")
+"""What a published output is computed from, besides data and packages."""
+
+
+def _git(*arguments: str, cwd: str | Path = ".") -> str:
+    return subprocess.run(["git", *arguments], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def git_state(cwd: str | Path = ".") -> dict:
+    """``{"commit": HEAD's SHA, "dirty": whether the source tree differs from it}``; the commit is
+    ``unknown`` outside git. Only changes under :data:`SOURCE_TREE` count as dirty, so published
+    outputs written into a clean checkout are recorded as clean."""
     try:
-        return subprocess.run(
-            ["git", "describe", "--always", "--dirty", "--abbrev=40"],
-            cwd=cwd, capture_output=True, text=True, check=True,
-        ).stdout.strip()
+        commit = _git("rev-parse", "HEAD", cwd=cwd)
+        dirty = bool(_git("status", "--porcelain", "--untracked-files=no", "--", *SOURCE_TREE, cwd=cwd))
     except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+        return {"commit": "unknown", "dirty": None}
+    return {"commit": commit, "dirty": dirty}
+
+
+def source_tree_hash(root: str | Path = ".") -> str:
+    """SHA256 over the sorted (path, SHA256 of content) of every file under :data:`SOURCE_TREE`
+    (caches excluded): equal hashes mean the outputs were computed by the same code and config."""
+    root = Path(root)
+    digest = hashlib.sha256()
+    for entry in SOURCE_TREE:
+        base = root / entry
+        files = [base] if base.is_file() else sorted(f for f in base.rglob("*") if f.is_file())
+        for file in files:
+            if "__pycache__" in file.parts or file.suffix == ".pyc":
+                continue
+            digest.update(f"{file.relative_to(root).as_posix()}\0{hashlib.sha256(file.read_bytes()).hexdigest()}\n".encode())
+    return digest.hexdigest()
 
 
 def package_versions() -> dict[str, str]:
@@ -46,10 +70,12 @@ def package_versions() -> dict[str, str]:
 
 
 def write_sidecar(path: str | Path, *, settings, seed: int | None, profile: str, outputs) -> Path:
-    """Write ``<output>.json``: commit, profile, config hash, seed, settings and versions."""
+    """Write ``<output>.json``: commit and dirty flag, source-tree hash, profile, config hash, seed,
+    settings and versions."""
     path = Path(path)
     record = {
-        "commit": git_commit(),
+        **git_state(),
+        "source_tree_hash": source_tree_hash(),
         "profile": profile,
         "config_hash": config_hash(settings),
         "seed": seed,
