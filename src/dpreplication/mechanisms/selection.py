@@ -103,12 +103,40 @@ def permute_and_flip_pmf(scores, epsilon: float, sensitivity: float = 1.0) -> np
     return _flip_integral(p)
 
 
+SERIES_THRESHOLD = 0.5
+"""Coins with ``p ≤`` this enter :func:`_flip_integral` through power series in ``p u``."""
+SERIES_TERMS = 64
+"""Terms kept of those series: the first one dropped is at most ``2^-65`` relative per coin."""
+
+
 def _flip_integral(p: np.ndarray) -> np.ndarray:
-    """``p_r ∫_0^1 Π_{j≠r}(1 - p_j u) du`` for every ``r``, by exact Gauss–Legendre."""
+    """``p_r ∫_0^1 Π_{j≠r}(1 - p_j u) du`` for every ``r``, by exact Gauss–Legendre.
+
+    With ``T(u) = Π_j (1 - p_j u)`` the integrand is ``T(u) / (1 - p_r u)``. Coins with
+    ``p > ½`` (the candidates near the top) are evaluated directly, one distinct value at a
+    time and in chunks of nodes, so memory stays ``O(k)``; for the others both
+    ``log(1 - p u) = −Σ_n (p u)^n / n`` and ``1 / (1 − p u) = Σ_n (p u)^n`` converge at least
+    like ``2^-n``, so they cost ``O(k + nodes)`` per term instead of ``O(k · nodes)``. Every
+    term is positive: no cancellation. Cost ``O(nodes · k_top + 64 (k + nodes))`` with ``k_top``
+    the number of distinct ``p > ½``.
+    """
     u, w = gauss_legendre_unit(p.size // 2 + 2)
-    log_factors = np.log1p(-np.outer(u, p))
-    total = log_factors.sum(axis=1, keepdims=True)
-    return p * (w @ np.exp(total - log_factors))
+    top = p > SERIES_THRESHOLD
+    top_values, top_inverse, top_counts = np.unique(p[top], return_inverse=True, return_counts=True)
+    powers = np.arange(1, SERIES_TERMS + 1)
+    u_powers = u[:, None] ** powers
+    log_total = -u_powers @ ((p[~top, None] ** powers).sum(axis=0) / powers)
+    for start, stop in row_chunks(u.size, top_values.size):
+        log_total[start:stop] += np.log1p(-np.outer(u[start:stop], top_values)) @ top_counts
+    weighted = w * np.exp(log_total)
+    integral = np.empty_like(p)
+    top_integral = np.zeros(top_values.size)
+    for start, stop in row_chunks(u.size, top_values.size):
+        top_integral += weighted[start:stop] @ (1.0 / (1.0 - np.outer(u[start:stop], top_values)))
+    integral[top] = top_integral[top_inverse]
+    moments = np.concatenate([[weighted.sum()], weighted @ u_powers])
+    integral[~top] = (p[~top, None] ** np.arange(SERIES_TERMS + 1)) @ moments
+    return p * integral
 
 
 def report_noisy_max_laplace_pmf(
