@@ -37,6 +37,9 @@ ENVIRONMENT = "../../environment.yml"
 
 ALL_OUTPUTS = []
 """Every published figure and table; rule `all` requests them."""
+REPORT_ITEMS = []
+"""Every output with a caption, in rule order: the HTML report shows them (rule report_html)."""
+REPORT = "report.html" if PROFILE == "default" else f"results/{PROFILE}/report.html"
 CLAIM_TABLES = {}
 """paper -> {table name: csv path}: the tables a paper's scorecard claims read."""
 
@@ -67,10 +70,12 @@ def code_inputs(*modules, plots=True):
 def published(paper, name, kinds, caption=None):
     """Output paths of one figure or table under FIGURES/<paper>/, keyed by kind
     (png, csv, md, json). With a caption (a file in workflow/report/), the PNG —
-    or, for a table, the CSV — goes into `snakemake --report`."""
+    or, for a table, the CSV — goes into the HTML report (and `snakemake --report`)."""
     paths = {kind: f"{FIGURES}/{paper}/{name}.{kind}" for kind in kinds}
     if caption is not None:
         shown = "png" if "png" in paths else "csv"
+        REPORT_ITEMS.append({"paper": paper, "name": name, "path": paths[shown], "sidecar": paths.get("json"),
+                             "caption": f"workflow/report/{caption}"})
         paths[shown] = report(paths[shown], caption=f"../report/{caption}", category=paper)
     return paths
 

@@ -26,3 +26,18 @@ rule scorecard:
     conda: ENVIRONMENT
     log: f"{LOGS}/scorecard.log"
     script: "../scripts/scorecard/combine.py"
+
+
+rule report_html:
+    message: "report: landing page, scorecard, every figure with its caption and parameters"
+    input:
+        shown=[item["path"] for item in REPORT_ITEMS],
+        sidecars=[item["sidecar"] for item in REPORT_ITEMS if item["sidecar"]],
+        captions=[item["caption"] for item in REPORT_ITEMS],
+        scorecard=rules.scorecard.output.csv,
+        code=code_inputs("reporting.py", "scorecard", plots=False),
+    output: REPORT
+    params: report_items=REPORT_ITEMS
+    conda: ENVIRONMENT
+    log: f"{LOGS}/report.log"
+    script: "../scripts/report.py"

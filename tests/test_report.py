@@ -1,0 +1,85 @@
+"""The HTML report: a landing page, the scorecard as tables, every item with its caption and the
+parameters it was computed with; valid HTML, and rendered by a real browser where one is installed."""
+
+import json
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dpreplication.plotting import new_figure, save_png
+from dpreplication.reporting import ReportItem, build_report, caption_html
+
+VOID = {"meta", "img", "br", "hr", "input", "link"}
+
+
+class TagBalance(HTMLParser):
+    """Every opened element is closed, in order (void elements excepted)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack, self.errors = [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack.pop() != tag:
+            self.errors.append(tag)
+
+
+@pytest.fixture
+def report(tmp_path):
+    figure, axes = new_figure()
+    axes[0, 0].plot([0, 1], [0, 1])
+    png = save_png(figure, tmp_path / "f.png")
+    (tmp_path / "t.csv").write_text("epsilon,value\n0.5,1.25\n1.0,2.5\n")
+    (tmp_path / "f.json").write_text(json.dumps({"settings": {"epsilon": 0.5}, "seed": 7, "profile": "variant",
+                                                 "commit": "abc123", "dirty": False}))
+    (tmp_path / "f.rst").write_text("F1 — a curve with ``epsilon`` from the config.")
+    (tmp_path / "t.rst").write_text("T1 — a table & its <values>.")
+    items = [ReportItem("permute_and_flip", "f", Path(png), tmp_path / "f.rst", tmp_path / "f.json"),
+             ReportItem("privgene", "t", tmp_path / "t.csv", tmp_path / "t.rst")]
+    scorecard = pd.DataFrame({"paper": ["permute_and_flip", "privgene"], "id": ["a", "b"], "kind": ["paper", "spec"],
+                              "claim": ["x", "y | z"], "expected": [1.0, 2.0], "reproduced": [1.0, 3.0],
+                              "status": ["pass", "fail"], "reason": ["", ""]})
+    return build_report(items, scorecard, "variant")
+
+
+def test_landing_page_scorecard_items_and_parameters(report):
+    assert "Differential-privacy replications: report" in report and "variant profile" in report
+    assert "Ding et al. 2021" in report and "PrivGene" in report and "Geng" not in report
+    assert '<span class="fail">fail</span>' in report and "y | z" in report
+    assert "data:image/png;base64," in report and "<td>1.25</td>" in report
+    assert "<code>epsilon</code>" in report and "T1 — a table &amp; its &lt;values&gt;." in report
+    assert "seed 7" in report and "&quot;epsilon&quot;: 0.5" in report
+
+
+def test_report_is_well_formed_html(report):
+    checker = TagBalance()
+    checker.feed(report)
+    assert checker.errors == [] and checker.stack == []
+
+
+def test_captions_escape_markup():
+    assert caption_html("``a<b>`` & c") == "<code>a&lt;b&gt;</code> &amp; c"
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="headless Chromium is not installed (apt-get install chromium)")
+def test_report_renders_in_headless_chromium(report, tmp_path):
+    page = tmp_path / "report.html"
+    page.write_text(report)
+    screenshot = tmp_path / "shot.png"
+    subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={screenshot}", "--window-size=1200,900",
+                    page.as_uri()], check=True, capture_output=True, timeout=120)
+    from PIL import Image
+
+    image = Image.open(screenshot).convert("L")
+    assert image.size == (1200, 900)
+    assert len(set(image.getdata())) > 20, "the page rendered blank"
