@@ -20,3 +20,4 @@ rule all:
     input:
         rules.scorecard.output,
         ALL_OUTPUTS,
+        REPORT,
