@@ -69,14 +69,16 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def write_sidecar(path: str | Path, *, settings, seed: int | None, profile: str, outputs) -> Path:
-    """Write ``<output>.json``: commit and dirty flag, source-tree hash, profile, config hash, seed,
+def write_sidecar(path: str | Path, *, settings, seed: int | None, profile: str, outputs, variant: str = "") -> Path:
+    """Write ``<output>.json``: commit and dirty flag, source-tree hash, profile and variant (the
+    output tree of a run with changed parameters, ``""`` for a profile's own), config hash, seed,
     settings and versions."""
     path = Path(path)
     record = {
         **git_state(),
         "source_tree_hash": source_tree_hash(),
         "profile": profile,
+        "variant": variant,
         "config_hash": config_hash(settings),
         "seed": seed,
         "settings": settings,

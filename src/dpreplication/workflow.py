@@ -37,5 +37,5 @@ def publish(snakemake, data: pd.DataFrame, figure=None, *, prefix: str = "") -> 
         written.append(save_png(figure, output[f"{prefix}png"]))
     written += [output[f"{prefix}{kind}"] for kind in ("md", "tex") if f"{prefix}{kind}" in output.keys()]
     write_sidecar(output[f"{prefix}json"], settings=snakemake.params.get("settings"), seed=snakemake.params.get("seed"),
-                  profile=snakemake.config["profile"], outputs=written)
+                  profile=snakemake.config["profile"], variant=snakemake.config.get("variant", ""), outputs=written)
     logging.getLogger(snakemake.rule).info("wrote %s", ", ".join(str(Path(w)) for w in written))

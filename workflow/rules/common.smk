@@ -5,6 +5,8 @@ from pathlib import Path
 
 from snakemake.utils import min_version, validate
 
+from dpreplication.workflow_config import load_yaml, merge_config, typed_overrides, variant_name
+
 min_version("9.0")
 
 configfile: "config/config.yaml"
@@ -16,7 +18,15 @@ if config.get("profile") not in _PROFILES:
 # The profile overlay; values given with --config are re-applied on top of it.
 configfile: f"config/profiles/{config['profile']}.yaml"
 
+# The profile as committed (base + overlay): a run whose configuration differs from it is a variant.
+PROFILE_CONFIG = merge_config(load_yaml("config/config.yaml"), load_yaml(f"config/profiles/{config['profile']}.yaml"))
+PROFILE_CONFIG["profile"] = config["profile"]
+# Snakemake keeps the leaves of a nested `--config section='{key: {sub: 2}}'` as strings:
+# give them their YAML types (numbers, booleans, lists) before validation.
+config.update(merge_config(config, typed_overrides(workflow.config_settings.config)))
+
 validate(config, "../schemas/config.schema.yaml", set_default=True)
+validate(PROFILE_CONFIG, "../schemas/config.schema.yaml", set_default=True)
 
 # Single-threaded BLAS in every job keeps floating-point sums bit-stable; jobs run in parallel instead.
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -24,12 +34,17 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 PROFILE = config["profile"]
 SEED = config["seed"]
-# The default profile publishes into figures/ (what the README and scorecard show);
-# every other profile writes its own tree, so profiles never overwrite each other.
-FIGURES = "figures" if PROFILE == "default" else f"results/{PROFILE}/figures"
-WORK = f"results/{PROFILE}/work"
-LOGS = f"logs/{PROFILE}"
-BENCHMARKS = f"benchmarks/records/{PROFILE}"
+VARIANT = variant_name(config, PROFILE_CONFIG)
+config["variant"] = VARIANT
+# The default profile publishes into figures/ (what the README and scorecard show); every other
+# profile, and every variant (a run whose configuration differs from its profile's, named by
+# `--config variant=NAME` or by a hash of the configuration), writes its own tree, so nothing
+# overwrites the published figures or another run's.
+TREE = VARIANT or PROFILE
+FIGURES = "figures" if TREE == "default" else f"results/{TREE}/figures"
+WORK = f"results/{TREE}/work"
+LOGS = f"logs/{TREE}"
+BENCHMARKS = f"benchmarks/records/{TREE}"
 DATA = config["data"]["directory"]
 PACKAGE = Path("src/dpreplication")
 ENVIRONMENT = "../../environment.yml"
@@ -39,7 +54,7 @@ ALL_OUTPUTS = []
 """Every published figure and table; rule `all` requests them."""
 REPORT_ITEMS = []
 """Every output with a caption, in rule order: the HTML report shows them (rule report_html)."""
-REPORT = "report.html" if PROFILE == "default" else f"results/{PROFILE}/report.html"
+REPORT = "report.html" if TREE == "default" else f"results/{TREE}/report.html"
 CLAIM_TABLES = {}
 """paper -> {table name: csv path}: the tables a paper's scorecard claims read."""
 
