@@ -10,8 +10,7 @@ import pytest
 
 from dpreplication.replications import darrm_prediction as dp
 
-SETTINGS = {"datasets": {"mnist": {"epsilon_teacher": 0.0892}}, "teachers": 11, "Delta": 1e-4,
-            "mean_probability": 0.75}
+SETTINGS = {"datasets": {"mnist": {"epsilon_teacher": 0.0892}}, "teachers": 11, "Delta": 1e-4, "mean_probability": 0.75}
 
 
 @pytest.fixture(scope="module")
@@ -25,8 +24,9 @@ def test_dp_sgd_teacher_104_steps(benchmark, shard):
     from dpreplication.learning import teachers
 
     teachers.configure_torch(1)
-    benchmark.pedantic(teachers.train_private, args=(*shard, 104, 10.0, 1.0, 0.01, 32, 0, torch.device("cpu")),
-                       rounds=2, iterations=1)
+    benchmark.pedantic(
+        teachers.train_private, args=(*shard, 104, 10.0, 1.0, 0.01, 32, 0, torch.device("cpu")), rounds=2, iterations=1
+    )
     benchmark.extra_info["seconds_per_step"] = benchmark.stats.stats.min / 104
 
 
@@ -35,8 +35,9 @@ def test_nonprivate_teacher_one_epoch(benchmark, shard):
     from dpreplication.learning import teachers
 
     teachers.configure_torch(1)
-    benchmark.pedantic(teachers.train_nonprivate, args=(*shard, 1, 0.01, 32, 0, torch.device("cpu")),
-                       rounds=2, iterations=1)
+    benchmark.pedantic(
+        teachers.train_nonprivate, args=(*shard, 1, 0.01, 32, 0, torch.device("cpu")), rounds=2, iterations=1
+    )
 
 
 def test_accuracy_cell(benchmark):

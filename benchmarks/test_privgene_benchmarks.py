@@ -17,9 +17,9 @@ from dpreplication.mechanisms.enhanced_exponential import dampening_factor, sele
 
 N, D, M = 39_074, 123, 200
 RNG = np.random.default_rng(0)
-X = np.where(RNG.random((N, D)) < 0.11, 1.0, -1.0)      # Adult-like ±1 features
+X = np.where(RNG.random((N, D)) < 0.11, 1.0, -1.0)  # Adult-like ±1 features
 Y = (RNG.random(N) < 0.24).astype(float)
-CANDIDATES = RNG.uniform(-5, 5, size=(M, D + 1))         # distinct rows: no deduplication shortcut
+CANDIDATES = RNG.uniform(-5, 5, size=(M, D + 1))  # distinct rows: no deduplication shortcut
 DESIGN = with_bias(X)
 
 

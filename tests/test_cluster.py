@@ -21,13 +21,31 @@ NOT_COPIED = {".git", ".venv", ".snakemake", "results", "figures", "logs", "data
 @pytest.mark.workflow
 def test_cluster_generic_executor_reproduces_local_tables(tmp_path):
     workdir = tmp_path / "repo"
-    shutil.copytree(REPO, workdir, ignore=lambda folder, names: NOT_COPIED & set(names) if folder == str(REPO) else set())
+    shutil.copytree(
+        REPO, workdir, ignore=lambda folder, names: NOT_COPIED & set(names) if folder == str(REPO) else set()
+    )
     state = tmp_path / "cluster-state"
     env = {**os.environ, "CLUSTER_LOCAL_STATE": str(state), "OPENBLAS_NUM_THREADS": "1"}
     outputs = [f"results/quick/figures/{target}.csv" for target in TARGETS]
-    result = subprocess.run([sys.executable, "-m", "snakemake", *outputs, "--profile", "profiles/cluster-local",
-                             "--quiet", "rules", "--config", "profile=quick"],
-                            cwd=workdir, env=env, capture_output=True, text=True, timeout=900)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            *outputs,
+            "--profile",
+            "profiles/cluster-local",
+            "--quiet",
+            "rules",
+            "--config",
+            "profile=quick",
+        ],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert result.returncode == 0, result.stderr[-6000:]
 
     submitted = sorted(state.glob("*.exit"))
@@ -43,6 +61,8 @@ def test_local_status_command_reports_running_success_and_failure(tmp_path):
     env = {**os.environ, "CLUSTER_LOCAL_STATE": str(tmp_path)}
     (tmp_path / "ok.exit").write_text("0\n")
     (tmp_path / "bad.exit").write_text("1\n")
-    answers = {job: subprocess.run([str(status), job], env=env, capture_output=True, text=True).stdout.strip()
-               for job in ("ok", "bad", "pending")}
+    answers = {
+        job: subprocess.run([str(status), job], env=env, capture_output=True, text=True).stdout.strip()
+        for job in ("ok", "bad", "pending")
+    }
     assert answers == {"ok": "success", "bad": "failed", "pending": "running"}

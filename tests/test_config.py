@@ -18,8 +18,10 @@ def merged(profile):
     overlay = yaml.safe_load((REPO / "config" / "profiles" / f"{profile}.yaml").read_text()) or {}
 
     def merge(a, b):
-        return {**a, **{k: merge(a[k], v) if isinstance(v, dict) and isinstance(a.get(k), dict) else v
-                        for k, v in b.items()}}
+        return {
+            **a,
+            **{k: merge(a[k], v) if isinstance(v, dict) and isinstance(a.get(k), dict) else v for k, v in b.items()},
+        }
 
     return {**merge(base, overlay), "profile": profile}
 

@@ -21,7 +21,7 @@ def rng(*keys):
 
 
 def enumerate_vote_vectors(K):
-    return (np.arange(2 ** K)[:, None] >> np.arange(K)[None, :]) & 1
+    return (np.arange(2**K)[:, None] >> np.arange(K)[None, :]) & 1
 
 
 # --------------------------------------------------------------------------- §6.1 PB pmf
@@ -150,8 +150,12 @@ def test_canonical_tie_break_keeps_the_objective():
     assert V.verify_privacy(canonical.gamma, 11, 4, 0.1).violation <= 1e-12
 
 
-OPTIMISER_CASES = [(11, m, 0.1, 0.0) for m in range(1, 12)] + [(11, m, 0.1, 1e-5) for m in (1, 2, 3, 5)] + [
-    (7, m, 2.0, 0.0) for m in (1, 2, 3)] + [(9, 2, 0.5, 1e-3)]
+OPTIMISER_CASES = (
+    [(11, m, 0.1, 0.0) for m in range(1, 12)]
+    + [(11, m, 0.1, 1e-5) for m in (1, 2, 3, 5)]
+    + [(7, m, 2.0, 0.0) for m in (1, 2, 3)]
+    + [(9, 2, 0.5, 1e-3)]
+)
 
 
 @pytest.mark.parametrize("K,m,epsilon,Delta", OPTIMISER_CASES)
@@ -164,14 +168,18 @@ def test_every_optimised_gamma_passes_the_verifier(K, m, epsilon, Delta):
     assert np.all((result.gamma >= 0) & (result.gamma <= 1))
 
 
-@pytest.mark.parametrize("K,m,epsilon,Delta",
-                         [(11, 2, 0.1, 0.0), (11, 3, 0.1, 0.0), (11, 3, 0.1, 1e-5), (7, 2, 2.0, 0.0)])
+@pytest.mark.parametrize(
+    "K,m,epsilon,Delta", [(11, 2, 0.1, 0.0), (11, 3, 0.1, 0.0), (11, 3, 0.1, 1e-5), (7, 2, 2.0, 0.0)]
+)
 def test_optimal_gamma_beats_every_feasible_baseline(K, m, epsilon, Delta):
     delta = M.composed_delta(m, Delta)
     result = LP.optimise_gamma_cached(K, m, epsilon, Delta, delta)
     c = M.objective_coefficients(K)
-    baselines = {"Sub": M.gamma_subsampling(K, m), "const": M.gamma_constant(K, m, epsilon, Delta, delta),
-                 "DSub": M.gamma_double_subsampling(K, m)}
+    baselines = {
+        "Sub": M.gamma_subsampling(K, m),
+        "const": M.gamma_constant(K, m, epsilon, Delta, delta),
+        "DSub": M.gamma_double_subsampling(K, m),
+    }
     for name, gamma in baselines.items():
         if V.verify_privacy(gamma, K, m, epsilon, Delta, delta).violation <= 1e-12:
             assert result.objective >= c @ M.gamma_upper_half(gamma) - 1e-9, name
@@ -212,12 +220,24 @@ def test_infeasible_gammas_fail_the_verifier_and_the_brute_force_check():
 
 
 def test_errors_match_spec_and_are_ordered():
-    spec = {1: (0.1311, 0.1311, 0.1311, 0.1807), 3: (0.0376, 0.0672, 0.0952, 0.1410),
-            5: (0.0010, 0.0209, 0.0672, 0.1025)}
+    spec = {
+        1: (0.1311, 0.1311, 0.1311, 0.1807),
+        3: (0.0376, 0.0672, 0.0952, 0.1410),
+        5: (0.0010, 0.0209, 0.0672, 0.1025),
+    }
     ms = (1, 2, 3, 4, 5)
-    gammas = np.stack([g for m in ms for g in (
-        LP.optimise_gamma_cached(11, m, 0.1).gamma, M.gamma_double_subsampling(11, m),
-        M.gamma_subsampling(11, m), M.gamma_constant(11, m, 0.1))])
+    gammas = np.stack(
+        [
+            g
+            for m in ms
+            for g in (
+                LP.optimise_gamma_cached(11, m, 0.1).gamma,
+                M.gamma_double_subsampling(11, m),
+                M.gamma_subsampling(11, m),
+                M.gamma_constant(11, m, 0.1),
+            )
+        ]
+    )
     mean, _ = M.monte_carlo_error(gammas, 11, M.UNIFORM_PRIOR, 200_000, 1, rng(7))
     table = dict(zip(ms, mean.reshape(len(ms), 4)))
     for m, values in spec.items():
@@ -281,8 +301,14 @@ def test_k101_lp_is_fast_private_and_best():
     assert result.n_vertex_multisets == 182_104
     assert result.build_seconds + result.solve_seconds <= 10
     assert V.verify_privacy(result.gamma, 101, 10, 0.1).violation <= 1e-12
-    gammas = np.stack([result.gamma, M.gamma_constant(101, 10, 0.1), M.gamma_double_subsampling(101, 10),
-                       M.gamma_subsampling(101, 10)])
+    gammas = np.stack(
+        [
+            result.gamma,
+            M.gamma_constant(101, 10, 0.1),
+            M.gamma_double_subsampling(101, 10),
+            M.gamma_subsampling(101, 10),
+        ]
+    )
     (opt, rr, dsub, sub), _ = M.monte_carlo_error(gammas, 101, M.UNIFORM_PRIOR, 5_000, 1, rng(14))
     assert opt < 0.04 and opt < rr < dsub < sub
 
@@ -324,6 +350,9 @@ def test_verified_numbers_hold():
         "le": lambda r: r.value <= r.spec_value + r.tolerance,
         "gt": lambda r: r.value > r.spec_value,
     }
-    failures = [f"{r.quantity} [{r.parameters}]: {r.value:.6g} vs {r.spec_value:.6g} ({r.comparison} {r.tolerance:g})"
-                for r in checked.itertuples() if not holds[r.comparison](r)]
+    failures = [
+        f"{r.quantity} [{r.parameters}]: {r.value:.6g} vs {r.spec_value:.6g} ({r.comparison} {r.tolerance:g})"
+        for r in checked.itertuples()
+        if not holds[r.comparison](r)
+    ]
     assert not failures, failures

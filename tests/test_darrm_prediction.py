@@ -56,7 +56,8 @@ def test_sampled_gaussian_rdp_matches_opacus(q, sigma, steps):
     theirs = compute_rdp(q=q, noise_multiplier=sigma, steps=steps, orders=orders)
     np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-14)
     assert rdp.rdp_to_epsilon(ours, orders, 1e-5)[0] == pytest.approx(
-        get_privacy_spent(orders=orders, rdp=theirs, delta=1e-5)[0], rel=1e-9)
+        get_privacy_spent(orders=orders, rdp=theirs, delta=1e-5)[0], rel=1e-9
+    )
 
 
 def test_full_batch_rdp_is_the_gaussian_mechanism():
@@ -125,8 +126,10 @@ def test_gnmax_is_private_on_neighbouring_vote_vectors(epsilon, delta):
     assert gaussian_privacy_profile(epsilon, sigma / 2, np.sqrt(2)) > delta
     K = 11
     counts = np.array([(n, K - n) for n in range(K + 1)], dtype=float)
-    neighbours = [(counts[1:], counts[:-1]),                                  # a vote moves class 1 → class 0
-                  (counts[1:], counts[1:] - [[1, 0]])]                        # a vote moves class 0 → elsewhere
+    neighbours = [
+        (counts[1:], counts[:-1]),  # a vote moves class 1 → class 0
+        (counts[1:], counts[1:] - [[1, 0]]),
+    ]  # a vote moves class 0 → elsewhere
     for a, b in neighbours:
         p, q = mj.gnmax_probability_first(a, sigma), mj.gnmax_probability_first(b, sigma)
         for x, y in ((p, q), (q, p), (1 - p, 1 - q), (1 - q, 1 - p)):
@@ -175,11 +178,14 @@ def test_accuracy_pipeline_on_synthetic_votes(accuracy, m):
     sigma = rdp.gnmax_noise_scale(epsilon, delta).sigma
     gamma = dp.gamma_opt(SETTINGS, "mnist", m)
     exact = dp.expected_accuracies(private, nonprivate, truth, classes, m, sigma, gamma)
-    analytic = {"gnmax": special.ndtr(11 / (np.sqrt(2) * sigma)),
-                "sub": mj.expected_accuracy(mj.gamma_subsampling(11, m), accuracy),
-                "opt": mj.expected_accuracy(gamma, accuracy)}
-    simulated = dp.simulate_queries(private, nonprivate, truth, classes, m, 2_000, 20, sigma, gamma, seed=3,
-                                    dataset="synthetic")
+    analytic = {
+        "gnmax": special.ndtr(11 / (np.sqrt(2) * sigma)),
+        "sub": mj.expected_accuracy(mj.gamma_subsampling(11, m), accuracy),
+        "opt": mj.expected_accuracy(gamma, accuracy),
+    }
+    simulated = dp.simulate_queries(
+        private, nonprivate, truth, classes, m, 2_000, 20, sigma, gamma, seed=3, dataset="synthetic"
+    )
     for method, value in analytic.items():
         assert exact[method].mean() == pytest.approx(value, abs=4.5 * np.sqrt(0.25 / truth.size) + 1e-12), method
         assert abs(simulated[method].mean() / 2_000 - value) <= 4.5 * np.sqrt(value * (1 - value) / 40_000), method
@@ -240,8 +246,9 @@ def test_teacher_votes_on_a_toy_dataset(tmp_path, monkeypatch):
     for split, n in (("train", 120), ("test", 40)):
         images_name, labels_name = darrm_teachers.SPLITS[split]
         labels = rng.choice([3, 5, 8], size=n).astype(np.uint8)
-        files[images_name] = write_idx(tmp_path / images_name, 0x803, (n, 28, 28),
-                                       rng.integers(0, 256, (n, 28, 28), dtype=np.uint8))
+        files[images_name] = write_idx(
+            tmp_path / images_name, 0x803, (n, 28, 28), rng.integers(0, 256, (n, 28, 28), dtype=np.uint8)
+        )
         files[labels_name] = write_idx(tmp_path / labels_name, 0x801, (n,), labels)
     entries = tuple(DataFile(name, "file:///nowhere", content_sha256(path)) for name, path in files.items())
     monkeypatch.setitem(DATASETS, "toy", Dataset("toy", entries, "citation", "licence"))
@@ -271,17 +278,22 @@ def write_idx(path, magic, shape, payload=None):
 
 def test_idx_reader_reads_images_and_labels(tmp_path):
     images = np.arange(2 * 28 * 28, dtype=np.uint8).reshape(2, 28, 28)
-    x, y = load_image_classification(write_idx(tmp_path / "x", 0x803, (2, 28, 28), images),
-                                     write_idx(tmp_path / "y", 0x801, (2,), np.array([5, 8], np.uint8)))
+    x, y = load_image_classification(
+        write_idx(tmp_path / "x", 0x803, (2, 28, 28), images),
+        write_idx(tmp_path / "y", 0x801, (2,), np.array([5, 8], np.uint8)),
+    )
     assert np.array_equal(x, images) and y.tolist() == [5, 8]
 
 
-@pytest.mark.parametrize("corruption, message", [
-    (lambda p: write_idx(p, 0x801, (2, 28, 28)), "magic number 0x00000801, expected 0x00000803"),
-    (lambda p: write_idx(p, 0x803, (2, 27, 28)), r"items of shape \(27, 28\)"),
-    (lambda p: p.write_bytes(write_idx(p, 0x803, (2, 28, 28)).read_bytes()[:-1]), "implies 1584"),
-    (lambda p: p.write_bytes(b"\x00\x00\x08"), "too short"),
-])
+@pytest.mark.parametrize(
+    "corruption, message",
+    [
+        (lambda p: write_idx(p, 0x801, (2, 28, 28)), "magic number 0x00000801, expected 0x00000803"),
+        (lambda p: write_idx(p, 0x803, (2, 27, 28)), r"items of shape \(27, 28\)"),
+        (lambda p: p.write_bytes(write_idx(p, 0x803, (2, 28, 28)).read_bytes()[:-1]), "implies 1584"),
+        (lambda p: p.write_bytes(b"\x00\x00\x08"), "too short"),
+    ],
+)
 def test_corrupt_idx_files_are_rejected_naming_the_file(tmp_path, corruption, message):
     path = tmp_path / "train-images-idx3-ubyte"
     corruption(path)
@@ -345,12 +357,19 @@ def test_alternate_url_is_tried_when_the_canonical_one_fails(tmp_path, monkeypat
     source = write_idx(tmp_path / "labels", 0x801, (3,), np.array([5, 8, 5], np.uint8))
     with open(source, "rb") as plain, gzip.open(tmp_path / "labels.gz", "wb") as packed:
         shutil.copyfileobj(plain, packed)
-    data_file = DataFile("labels", (tmp_path / "gone.gz").as_uri(), content_sha256(source),
-                         alternate_urls=((tmp_path / "labels.gz").as_uri(),))
+    data_file = DataFile(
+        "labels",
+        (tmp_path / "gone.gz").as_uri(),
+        content_sha256(source),
+        alternate_urls=((tmp_path / "labels.gz").as_uri(),),
+    )
     monkeypatch.setitem(DATASETS, "toy", Dataset("toy", (data_file,), "citation", "licence"))
     assert fetch("toy", "labels", tmp_path / "raw" / "labels").read_bytes() == source.read_bytes()
-    monkeypatch.setitem(DATASETS, "toy", Dataset("toy", (DataFile("labels", (tmp_path / "gone").as_uri(), "0" * 64),),
-                                                 "citation", "licence"))
+    monkeypatch.setitem(
+        DATASETS,
+        "toy",
+        Dataset("toy", (DataFile("labels", (tmp_path / "gone").as_uri(), "0" * 64),), "citation", "licence"),
+    )
     with pytest.raises(DataIntegrityError, match="could not download toy/labels"):
         fetch("toy", "labels", tmp_path / "raw" / "other")
     status = availability("toy", tmp_path / "raw2", None, timeout=1)
@@ -377,8 +396,18 @@ def test_missing_dataset_gives_needs_download_rows_and_claims(tmp_path):
     assert accuracy.opt_mean.isna().all() and accuracy.gnmax_sigma.notna().all()
     path = tmp_path / "accuracy.csv"
     accuracy.to_csv(path, index=False)
-    claim = Claim(id="c", paper="darrm", section="s", claim="x", expected=0.96, table="prediction_accuracy",
-                  column="opt_mean", select={"dataset": "mnist", "m": 3, "queries": 100}, tolerance=0.01, kind="paper")
+    claim = Claim(
+        id="c",
+        paper="darrm",
+        section="s",
+        claim="x",
+        expected=0.96,
+        table="prediction_accuracy",
+        column="opt_mean",
+        select={"dataset": "mnist", "m": 3, "queries": 100},
+        tolerance=0.01,
+        kind="paper",
+    )
     scored = evaluate_claims([claim], {"prediction_accuracy": pd.read_csv(path)})
     assert scored.status.tolist() == ["missing"] and scored.reason.iloc[0].startswith("needs download: mnist")
     sigma_claim = Claim(**{**claim.__dict__, "id": "d", "column": "gnmax_sigma", "expected": 21.46})
@@ -392,8 +421,9 @@ def test_workflow_without_the_data_marks_the_cells_needing_a_download(tmp_path):
     import subprocess
     import sys
 
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, capture_output=True,
-                           text=True, check=True).stdout.split()
+    files = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
     for name in files:
         if (REPO / name).is_file() and not name.startswith(("figures/", "tests/references/")):
             (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -401,10 +431,29 @@ def test_workflow_without_the_data_marks_the_cells_needing_a_download(tmp_path):
     (tmp_path / "empty").mkdir()
     env = {**os.environ, MIRROR_ENV: str(tmp_path / "empty")}
     tables = [f"results/quick/figures/darrm/prediction_{name}.csv" for name in ("accuracy", "teachers", "privacy")]
-    result = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", "--quiet", "rules", "--config",
-                             "profile=quick", "--", *tables], cwd=tmp_path, env=env, capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--cores",
+            "2",
+            "--quiet",
+            "rules",
+            "--config",
+            "profile=quick",
+            "--",
+            *tables,
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr[-4000:]
     accuracy, teachers, privacy = (pd.read_csv(tmp_path / table) for table in tables)
     for table in (accuracy, teachers):
-        assert table.data_status.str.startswith("needs download").all() and table.data_status.str.contains("mirror").all()
+        assert (
+            table.data_status.str.startswith("needs download").all() and table.data_status.str.contains("mirror").all()
+        )
     assert privacy.gnmax_sigma.notna().all() and not (tmp_path / "data" / "raw" / "mnist").exists()

@@ -35,7 +35,9 @@ def test_identical_trees_pass(tmp_path):
 
 def test_perturbed_reference_value_fails_naming_figure_column_and_tolerance(tmp_path):
     produced, reference = write_pair(tmp_path, pd.DataFrame({"x": [1.0, 2.0], "label": ["a", "b"]}))
-    pd.DataFrame({"x": [1.0, 2.0 * (1 + 1e-6)], "label": ["a", "b"]}).to_csv(reference / "paper" / "fig.csv", index=False)
+    pd.DataFrame({"x": [1.0, 2.0 * (1 + 1e-6)], "label": ["a", "b"]}).to_csv(
+        reference / "paper" / "fig.csv", index=False
+    )
     problems = drift.check(produced, reference)
     assert len(problems) == 1
     assert "paper/fig" in problems[0] and "'x'" in problems[0] and "rtol=1e-09" in problems[0]
@@ -76,8 +78,22 @@ def quick_run():
     """Regenerate the whole quick profile from scratch (this is what CI gates on)."""
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     shutil.rmtree(REPO / "results" / "quick", ignore_errors=True)
-    result = subprocess.run([*SNAKEMAKE, "--cores", str(os.cpu_count() or 1),
-                             "--forceall", "--quiet", "rules", "--config", "profile=quick"], cwd=REPO, env=env, capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            *SNAKEMAKE,
+            "--cores",
+            str(os.cpu_count() or 1),
+            "--forceall",
+            "--quiet",
+            "rules",
+            "--config",
+            "profile=quick",
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr[-6000:]
     return PRODUCED
 
@@ -97,7 +113,7 @@ def test_quick_profile_scorecard_statuses_are_earned(quick_run):
     assert len(scorecard[scorecard.paper == "darrm"]) >= 100
     assert len(scorecard[scorecard.paper == "privgene"]) >= 130
     assert set(scorecard.status) <= set(STATUSES)
-    for paper, claims in scorecard.groupby("paper"):
+    for _paper, claims in scorecard.groupby("paper"):
         status = claims.set_index("id").status
         for _, claim in claims[claims.status == "deviation"].iterrows():
             assert (status[claim.evidence.split(";")] == "pass").all(), claim.id

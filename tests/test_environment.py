@@ -9,7 +9,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 def test_environment_yml_mirrors_the_lock():
     lock, conda = read_lock(REPO / "requirements.lock"), read_environment_pins(REPO / "environment.yml")
-    assert conda == lock, {k: (lock.get(k), conda.get(k)) for k in lock.keys() | conda.keys() if lock.get(k) != conda.get(k)}
+    assert conda == lock, {
+        k: (lock.get(k), conda.get(k)) for k in lock.keys() | conda.keys() if lock.get(k) != conda.get(k)
+    }
 
 
 def test_installed_versions_match_the_lock():

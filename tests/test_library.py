@@ -14,12 +14,27 @@ import dpreplication
 REPO = Path(__file__).resolve().parents[1]
 CONCEPTS = ["mechanisms", "accounting", "optimisation", "learning", "statistics"]
 NEEDS_AN_EXAMPLE = {
-    "mechanisms": ["exponential_mechanism_pmf", "permute_and_flip_pmf", "report_noisy_max_laplace_pmf",
-                   "sample_report_noisy_max", "sample_permute_and_flip_batch", "laplace_mechanism",
-                   "calibrate_truncated_laplace", "truncated_laplace_mechanism", "analytic_gaussian_sigma",
-                   "classic_gaussian_sigma", "dampening_factor", "selection_pmf", "select", "gamma_subsampling",
-                   "gamma_double_subsampling", "gamma_constant", "sample_darrm", "gnmax_aggregate",
-                   "subsample_majority"],
+    "mechanisms": [
+        "exponential_mechanism_pmf",
+        "permute_and_flip_pmf",
+        "report_noisy_max_laplace_pmf",
+        "sample_report_noisy_max",
+        "sample_permute_and_flip_batch",
+        "laplace_mechanism",
+        "calibrate_truncated_laplace",
+        "truncated_laplace_mechanism",
+        "analytic_gaussian_sigma",
+        "classic_gaussian_sigma",
+        "dampening_factor",
+        "selection_pmf",
+        "select",
+        "gamma_subsampling",
+        "gamma_double_subsampling",
+        "gamma_constant",
+        "sample_darrm",
+        "gnmax_aggregate",
+        "subsample_majority",
+    ],
     "optimisation": ["optimise_gamma"],
     "accounting": ["verify_privacy", "dp_sgd_epsilon", "gnmax_noise_scale"],
     "learning": ["privgene", "fit_private_erm", "fit_functional_mechanism", "fit_private_svm", "gupt_aggregate"],
@@ -43,7 +58,10 @@ def test_every_public_name_resolves(concept):
 
 def test_importing_a_concept_is_lazy():
     code = "import sys, dpreplication.mechanisms; print('scipy' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+        == "False"
+    )
 
 
 @pytest.mark.parametrize("concept, names", NEEDS_AN_EXAMPLE.items())
@@ -64,29 +82,59 @@ def test_the_docs_landing_page_example_runs():
     assert result.failed == 0 and result.attempted >= 3
 
 
-@pytest.mark.skipif(shutil.which("mkdocs", path=str(Path(sys.executable).parent)) is None, reason="mkdocs is not installed")
+@pytest.mark.skipif(
+    shutil.which("mkdocs", path=str(Path(sys.executable).parent)) is None, reason="mkdocs is not installed"
+)
 def test_api_docs_build_without_warnings(tmp_path):
     mkdocs = Path(sys.executable).parent / "mkdocs"
-    result = subprocess.run([str(mkdocs), "build", "--strict", "--site-dir", str(tmp_path / "site")],
-                            cwd=REPO, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [str(mkdocs), "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-4000:]
     page = (tmp_path / "site" / "api" / "mechanisms" / "index.html").read_text()
     assert "permute_and_flip_pmf" in page and "Examples" in page
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: importlib.import_module("dpreplication.optimisation").optimise_gamma(11, 3, epsilon=-0.1), "epsilon must be positive"),
-    (lambda: importlib.import_module("dpreplication.optimisation").optimise_gamma(11, 12, epsilon=0.1), "m must lie in"),
-    (lambda: importlib.import_module("dpreplication.optimisation").optimise_gamma(11, 3, 0.1, delta=1.5), "delta must lie in"),
-    (lambda: importlib.import_module("dpreplication.optimisation").optimise_gamma(11, 3, 0.1, solver="higs"), "solver must be one of"),
-    (lambda: importlib.import_module("dpreplication.mechanisms").permute_and_flip_pmf([1.0, 0.0], epsilon=0), "epsilon must be"),
-    (lambda: importlib.import_module("dpreplication.mechanisms").calibrate_truncated_laplace(1.0, delta=0.7), "delta must lie in"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: importlib.import_module("dpreplication.optimisation").optimise_gamma(11, 3, epsilon=-0.1),
+            "epsilon must be positive",
+        ),
+        (
+            lambda: importlib.import_module("dpreplication.optimisation").optimise_gamma(11, 12, epsilon=0.1),
+            "m must lie in",
+        ),
+        (
+            lambda: importlib.import_module("dpreplication.optimisation").optimise_gamma(11, 3, 0.1, delta=1.5),
+            "delta must lie in",
+        ),
+        (
+            lambda: importlib.import_module("dpreplication.optimisation").optimise_gamma(11, 3, 0.1, solver="higs"),
+            "solver must be one of",
+        ),
+        (
+            lambda: importlib.import_module("dpreplication.mechanisms").permute_and_flip_pmf([1.0, 0.0], epsilon=0),
+            "epsilon must be",
+        ),
+        (
+            lambda: importlib.import_module("dpreplication.mechanisms").calibrate_truncated_laplace(1.0, delta=0.7),
+            "delta must lie in",
+        ),
+    ],
+)
 def test_bad_arguments_raise_a_value_error_naming_the_argument(call, message):
     with pytest.raises(ValueError, match=message):
         call()
 
 
 def test_environment_module_has_a_help():
-    result = subprocess.run([sys.executable, "-m", "dpreplication.environment", "--help"], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "dpreplication.environment", "--help"], capture_output=True, text=True
+    )
     assert result.returncode == 0 and "requirements.lock" in result.stdout

@@ -13,7 +13,7 @@ def test_newton_rule_equals_the_eigenvalue_rule(n):
     nodes, weights = _legendre_newton(n)
     reference_nodes, reference_weights = np.polynomial.legendre.leggauss(n)
     np.testing.assert_allclose(nodes, reference_nodes, rtol=0, atol=4e-16)
-    np.testing.assert_allclose(weights, reference_weights, rtol=1e-8)   # leggauss' own extreme weights: ~1e-9
+    np.testing.assert_allclose(weights, reference_weights, rtol=1e-8)  # leggauss' own extreme weights: ~1e-9
 
 
 def test_large_rules_integrate_polynomials_of_degree_2n_minus_1_exactly():

@@ -14,7 +14,12 @@ from dpreplication import seeding
 from dpreplication.learning import models
 from dpreplication.learning.fitness import KMeansFitness, LogisticFitness, SVMFitness, max_pairwise_l1
 from dpreplication.learning.genetic import (
-    PrivGeneSettings, initial_candidates, iterations, mutation_scales, offspring, privgene,
+    PrivGeneSettings,
+    initial_candidates,
+    iterations,
+    mutation_scales,
+    offspring,
+    privgene,
 )
 from dpreplication.learning.protocol import cross_validate, fold_indices, mean_confidence_interval, summarise
 from dpreplication.mechanisms import enhanced_exponential as eem
@@ -53,7 +58,7 @@ def test_mutation_schedule_is_multiplicative():
 
 
 def test_example_1_dampening_factors():
-    q = -(np.arange(11.0)[:, None] - np.array([6.0, 7.0, 8.0])) ** 2
+    q = -((np.arange(11.0)[:, None] - np.array([6.0, 7.0, 8.0])) ** 2)
     assert eem.exact_dampening(q) == (128.0, 56.0)
     assert eem.tight_dampening(q) <= 56.0
 
@@ -79,7 +84,7 @@ def test_dampening_formulas_bound_the_empirical_ranges(task):
     delta1, delta2 = eem.exact_dampening(q)
     assert delta1 <= fitness.delta1(candidates) + 1e-9
     assert delta2 <= fitness.delta2(candidates) + 1e-9
-    assert delta1 > 0.5 * fitness.delta1(candidates)   # the bound is not vacuous
+    assert delta1 > 0.5 * fitness.delta1(candidates)  # the bound is not vacuous
 
 
 def test_kmeans_delta1_bounds_the_empirical_range():
@@ -143,14 +148,17 @@ def test_kmeans_literal_equation_18_is_not_private():
     generator = rng("kmeans audit")
     points = np.clip(-0.9 + 0.05 * generator.normal(size=(30, 2)), -1, 1)
     replacements, _ = domain_tuples(2, 200, generator, labels=(0.0,))
-    corners = np.array([[1.0, 1.0, 1.0, 1.0], [-1.0, -1.0, -1.0, -1.0]])   # where Eq. 18's bound is tight
+    corners = np.array([[1.0, 1.0, 1.0, 1.0], [-1.0, -1.0, -1.0, -1.0]])  # where Eq. 18's bound is tight
     candidates = np.vstack([corners, generator.uniform(-1, 1, size=(10, 4))])
     losses = {}
     for factor in (2.0, 1.0):
         fitness = KMeansFitness(points, k=2, delta_factor=factor)
         scores = fitness.scores(candidates)
-        neighbours = (scores[None, None, :] - fitness.tuple_scores(points, candidates)[:, None, :]
-                      + fitness.tuple_scores(replacements, candidates)[None, :, :])
+        neighbours = (
+            scores[None, None, :]
+            - fitness.tuple_scores(points, candidates)[:, None, :]
+            + fitness.tuple_scores(replacements, candidates)[None, :, :]
+        )
         losses[factor] = eem.privacy_loss(scores, neighbours, 1.0, fitness.delta1(candidates))
     assert losses[2.0] <= 1.0 + 1e-9 < losses[1.0]
 
@@ -185,9 +193,17 @@ def test_top_k_selection_is_sequential_without_replacement():
     pairs = np.array([eem.select(scores, epsilon, dampening, 2, generator) for _ in range(20_000)])
     assert np.all(pairs[:, 0] != pairs[:, 1])
     weights = np.exp(epsilon / 2 * scores / dampening)
-    expected = np.array([weights[i] / weights.sum() * weights[j] / (weights.sum() - weights[i])
-                         for i in range(4) for j in range(4) if i != j])
-    observed = counts(np.array([4 * i + j for i, j in pairs]), 16)[[4 * i + j for i in range(4) for j in range(4) if i != j]]
+    expected = np.array(
+        [
+            weights[i] / weights.sum() * weights[j] / (weights.sum() - weights[i])
+            for i in range(4)
+            for j in range(4)
+            if i != j
+        ]
+    )
+    observed = counts(np.array([4 * i + j for i, j in pairs]), 16)[
+        [4 * i + j for i in range(4) for j in range(4) if i != j]
+    ]
     assert goodness_of_fit(observed, expected).chi2_pvalue > 1e-3
 
 
@@ -208,8 +224,11 @@ def test_privgene_end_to_end_beats_majority_and_nears_noprivacy(task):
         run = privgene(fitness, 4.0, PrivGeneSettings(), rng("e2e", task, run_number))
         assert run.iterations == 50
         errors.append(models.misclassification_rate(x[test], truth[test], run.omega, task))
-    omega = (models.fit_logistic_regression(x[train], truth[train]) if task == "lr"
-             else models.fit_linear_svm(x[train], truth[train], 1.0))
+    omega = (
+        models.fit_logistic_regression(x[train], truth[train])
+        if task == "lr"
+        else models.fit_linear_svm(x[train], truth[train], 1.0)
+    )
     noprivacy = models.misclassification_rate(x[test], truth[test], omega, task)
     majority = min(y[test].mean(), 1 - y[test].mean())
     assert np.median(errors) <= noprivacy + 0.05
@@ -271,8 +290,8 @@ def test_kmeans_offspring_swap_and_move_whole_centres():
     parents = np.vstack([first, -first]).reshape(2, 3, 2)
     children = offspring(parents.reshape(2, 6), 40, 0.05, fitness, PrivGeneSettings(), rng("kmeans children"))
     for child in children.reshape(40, 3, 2):
-        distance = np.abs(child[None, :, :] - parents)             # (parent, centre, coordinate)
-        closest = distance.max(axis=2).min(axis=0)                  # per centre: to the nearer parent
+        distance = np.abs(child[None, :, :] - parents)  # (parent, centre, coordinate)
+        closest = distance.max(axis=2).min(axis=0)  # per centre: to the nearer parent
         assert (closest > 1e-12).sum() == 1
         moved = int(np.argmax(closest))
         assert np.allclose(distance[:, moved, :].min(axis=0), 0.05)
@@ -301,8 +320,14 @@ def test_folds_partition_the_rows_and_are_shared_by_methods():
         assert np.intersect1d(train, test).size == 0 and train.size + test.size == 103
     x, y, _ = synthetic(103, 2, 8)
     seen = []
-    frame = cross_validate(x, y, folds, lambda tx, ty, vx, vy, r: seen.append(vx.sum()) or {"error": 0.0},
-                           lambda fold: rng("fold", fold), use_folds=[0, 3])
+    frame = cross_validate(
+        x,
+        y,
+        folds,
+        lambda tx, ty, vx, vy, r: seen.append(vx.sum()) or {"error": 0.0},
+        lambda fold: rng("fold", fold),
+        use_folds=[0, 3],
+    )
     assert list(frame.fold) == [0, 3] and list(frame.n_test) == [len(folds[0][1]), len(folds[3][1])]
 
 

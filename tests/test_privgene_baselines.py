@@ -41,7 +41,9 @@ def test_prediction_conventions_and_stacked_error_rates():
     np.testing.assert_array_equal(models.predict_linear(X, omega, "svm"), [1, -1, -1])
     stack = np.array([omega, -omega, [0.0, 0.0, 1.0]])
     rates = models.misclassification_rate(X, np.array([1.0, 0.0, 1.0]), stack, "lr")
-    np.testing.assert_allclose(rates, [models.misclassification_rate(X, np.array([1.0, 0.0, 1.0]), w, "lr") for w in stack])
+    np.testing.assert_allclose(
+        rates, [models.misclassification_rate(X, np.array([1.0, 0.0, 1.0]), w, "lr") for w in stack]
+    )
     np.testing.assert_allclose(rates, [1 / 3, 2 / 3, 1 / 3])
     with pytest.raises(ValueError, match="task"):
         models.predict_linear(X, omega, "svr")
@@ -83,7 +85,9 @@ def test_linear_svm_matches_cvxpy(n, d, C):
     cp = pytest.importorskip("cvxpy")
     X, _, y = synthetic(n, d, seed=n + d)
     alpha, beta = cp.Variable(d - 1), cp.Variable()
-    problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(alpha) + C * cp.sum(cp.pos(1 - cp.multiply(y, X @ alpha + beta)))))
+    problem = cp.Problem(
+        cp.Minimize(0.5 * cp.sum_squares(alpha) + C * cp.sum(cp.pos(1 - cp.multiply(y, X @ alpha + beta))))
+    )
     problem.solve(solver="CLARABEL")
     newton = models.fit_linear_svm(X, y, C)
     lbfgs = models.fit_linear_svm(X, y, C, method="lbfgs")
@@ -136,7 +140,9 @@ def test_kmeans_recovers_blobs_and_variance_is_exact():
     assert models.intra_cluster_variance(T, centres, max_cells=7) == pytest.approx(brute, rel=1e-12)
     again = models.lloyd_kmeans(T, 3, np.random.default_rng(1), restarts=3)
     np.testing.assert_array_equal(centres, again)
-    assert models.intra_cluster_variance(T, centres) <= models.intra_cluster_variance(T, models.kmeans_plus_plus(T, 3, rng))
+    assert models.intra_cluster_variance(T, centres) <= models.intra_cluster_variance(
+        T, models.kmeans_plus_plus(T, 3, rng)
+    )
 
 
 # --------------------------------------------------------------------------- 12 Majority
@@ -173,7 +179,9 @@ def test_8_fm_sensitivity_formula_bounds_every_replacement():
     corners = rng.choice([-1.0, 1.0], size=(400, d - 1))
     tuples = np.vstack([corners, rng.uniform(-1, 1, (400, d - 1))])
     labels = rng.integers(0, 2, tuples.shape[0]).astype(float)
-    coefficients = np.array([np.r_[q.ravel(), b] for q, b in (fm.taylor_coefficients(x[None], [y]) for x, y in zip(tuples, labels))])
+    coefficients = np.array(
+        [np.r_[q.ravel(), b] for q, b in (fm.taylor_coefficients(x[None], [y]) for x, y in zip(tuples, labels))]
+    )
     largest = np.max(np.abs(coefficients[:, None, :] - coefficients[None, :, :]).sum(axis=2))
     assert largest <= fm.functional_mechanism_sensitivity(d)
     # one corner tuple's coefficients have L1 norm d/2 + d²/8; Δ = 2·(that + d) is the paper's looser bound
@@ -246,8 +254,15 @@ def test_9_erm_matches_diffprivlib_vector_mechanism():
             ours = erm.erm_calibration(eps, n, regulariser, c)
             norms = []
             for seed in range(1500):
-                vector = mechanisms.Vector(epsilon=eps, function_sensitivity=c, data_sensitivity=1.0, dimension=d,
-                                           alpha=n * regulariser, n=n, random_state=np.random.RandomState(seed))
+                vector = mechanisms.Vector(
+                    epsilon=eps,
+                    function_sensitivity=c,
+                    data_sensitivity=1.0,
+                    dimension=d,
+                    alpha=n * regulariser,
+                    n=n,
+                    random_state=np.random.RandomState(seed),
+                )
                 perturbed = vector.randomise(zero)
                 base = perturbed(np.zeros(d))[1]
                 norms.append(np.linalg.norm(base) * n)
@@ -265,10 +280,12 @@ def test_9_erm_at_huge_epsilon_is_close_to_noprivacy(loss):
     omega = erm.fit_private_erm(X, y, 1e3, np.random.default_rng(2), loss=loss)
     if loss == "logistic":
         gap = models.misclassification_rate(X, y01, omega, "lr") - models.misclassification_rate(
-            X, y01, models.fit_logistic_regression(X, y01), "lr")
+            X, y01, models.fit_logistic_regression(X, y01), "lr"
+        )
     else:
         gap = models.misclassification_rate(X, y, omega, "svm") - models.misclassification_rate(
-            X, y, models.fit_linear_svm(X, y, models.PRIVATE_SVM_C), "svm")
+            X, y, models.fit_linear_svm(X, y, models.PRIVATE_SVM_C), "svm"
+        )
     assert abs(gap) <= 0.02
     again = erm.fit_private_erm(X, y, 1e3, np.random.default_rng(2), loss=loss)
     np.testing.assert_array_equal(omega, again)
@@ -279,8 +296,9 @@ def test_9_erm_logistic_agrees_with_diffprivlib_logistic_regression_at_large_eps
     dp_models = pytest.importorskip("diffprivlib.models")
     X, y01, y = synthetic(4000, 6, seed=31)
     ours = erm.fit_private_erm(X, y, 1e3, np.random.default_rng(0))
-    reference = dp_models.LogisticRegression(epsilon=1e3, data_norm=math.sqrt(5), C=1e6, max_iter=1000,
-                                             random_state=0).fit(X, y01)
+    reference = dp_models.LogisticRegression(
+        epsilon=1e3, data_norm=math.sqrt(5), C=1e6, max_iter=1000, random_state=0
+    ).fit(X, y01)
     agreement = np.mean(models.predict_linear(X, ours, "lr") == reference.predict(X))
     assert agreement >= 0.98
 
@@ -344,7 +362,9 @@ def test_11_block_counts_and_partition():
 
 def test_11_aggregate_at_infinite_epsilon_is_the_mean_of_clamped_blocks():
     outputs = np.array([[7.0, -1.0], [1.0, -9.0], [-2.0, 2.0]])
-    np.testing.assert_allclose(gupt.gupt_aggregate(outputs, (-5.0, 5.0), np.inf, np.random.default_rng(0)), [4 / 3, -4 / 3])
+    np.testing.assert_allclose(
+        gupt.gupt_aggregate(outputs, (-5.0, 5.0), np.inf, np.random.default_rng(0)), [4 / 3, -4 / 3]
+    )
 
 
 def test_11_aggregate_noise_scale_and_sensitivity():
@@ -354,7 +374,10 @@ def test_11_aggregate_noise_scale_and_sensitivity():
     for fraction in (1.0, 1 / 3):
         scale = gupt.gupt_noise_scale(3, (-5.0, 5.0), 20, 0.5, fraction)
         assert scale == 3 * 10 / (20 * 0.5 * fraction)
-        noise = np.array([gupt.gupt_aggregate(outputs, (-5.0, 5.0), 0.5, rng, fraction) for _ in range(5000)]) - clamped_mean
+        noise = (
+            np.array([gupt.gupt_aggregate(outputs, (-5.0, 5.0), 0.5, rng, fraction) for _ in range(5000)])
+            - clamped_mean
+        )
         assert ks_laplace(noise.ravel(), scale) > 1e-3
         assert ks_laplace(noise.ravel(), 1.1 * scale) < 1e-6
     assert gupt.gupt_noise_scale(30, gupt.CENTRE_RANGE, 58, 1.0) == pytest.approx(1.03, abs=0.01)
@@ -373,14 +396,17 @@ def test_11_block_fits_linear_and_kmeans():
     assert lr.shape == svm.shape == (len(blocks), 6)
     np.testing.assert_allclose(lr[0], models.fit_logistic_regression(X[blocks[0]], y01[blocks[0]], ridge=1e-6))
     rng = np.random.default_rng(2)
-    T = np.clip(np.array([[-0.5, 0.5], [0.5, -0.5]])[rng.integers(2, size=2000)] + 0.05 * rng.normal(size=(2000, 2)), -1, 1)
+    T = np.clip(
+        np.array([[-0.5, 0.5], [0.5, -0.5]])[rng.integers(2, size=2000)] + 0.05 * rng.normal(size=(2000, 2)), -1, 1
+    )
     centres = gupt.kmeans_block_outputs(T, blocks, 2, np.random.default_rng(3), restarts=2)
     assert centres.shape == (len(blocks), 4)
     assert np.all(centres[:, 0] <= centres[:, 2])
     estimate = gupt.gupt_aggregate(centres, gupt.CENTRE_RANGE, np.inf, rng).reshape(2, 2)
     np.testing.assert_allclose(estimate, [[-0.5, 0.5], [0.5, -0.5]], atol=0.02)
-    np.testing.assert_array_equal(gupt.sort_centres(np.array([[1.0, 0.0], [0.0, 2.0], [0.0, 1.0]])),
-                                  [[0.0, 1.0], [0.0, 2.0], [1.0, 0.0]])
+    np.testing.assert_array_equal(
+        gupt.sort_centres(np.array([[1.0, 0.0], [0.0, 2.0], [0.0, 1.0]])), [[0.0, 1.0], [0.0, 2.0], [1.0, 0.0]]
+    )
 
 
 def test_laplace_mechanism_is_reused_with_the_l1_sensitivity_scale():

@@ -19,17 +19,30 @@ from dpreplication.replications import privgene_comparison_figures as pcf
 REPO = Path(__file__).resolve().parents[1]
 SEED = 7
 EPSILONS = [0.5, 4.0]
-JOB_COLUMNS = ["dataset", "task", "method", "repetition", "fold", "n_train", "n_test", "epsilon", "error", "r", "failure"]
+JOB_COLUMNS = [
+    "dataset",
+    "task",
+    "method",
+    "repetition",
+    "fold",
+    "n_train",
+    "n_test",
+    "epsilon",
+    "error",
+    "r",
+    "failure",
+]
 
 
 def privgene_config(profile):
     """The privgene section of a profile (base + overlay, merged two levels deep as Snakemake does)."""
     base = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["privgene"]
     overlay = (yaml.safe_load((REPO / "config" / "profiles" / f"{profile}.yaml").read_text()) or {}).get("privgene", {})
-    merged = {key: {**value, **overlay.get(key, {})} if isinstance(value, dict) else overlay.get(key, value)
-              for key, value in base.items()}
-    merged["comparison"]["kmeans"] = {**base["comparison"]["kmeans"],
-                                      **overlay.get("comparison", {}).get("kmeans", {})}
+    merged = {
+        key: {**value, **overlay.get(key, {})} if isinstance(value, dict) else overlay.get(key, value)
+        for key, value in base.items()
+    }
+    merged["comparison"]["kmeans"] = {**base["comparison"]["kmeans"], **overlay.get("comparison", {}).get("kmeans", {})}
     return merged
 
 
@@ -37,7 +50,9 @@ def privgene_config(profile):
 def test_configured_methods_and_keys_fit_the_job_functions(profile):
     config = privgene_config(profile)
     section = config["comparison"]
-    keyword_only = {name for name, p in inspect.signature(pc.linear_method).parameters.items() if p.kind == p.KEYWORD_ONLY}
+    keyword_only = {
+        name for name, p in inspect.signature(pc.linear_method).parameters.items() if p.kind == p.KEYWORD_ONLY
+    }
     used = set()
     for task, methods in section["methods"].items():
         assert set(methods) <= set(pc.METHODS[task]) and "PrivGene" in methods
@@ -45,7 +60,7 @@ def test_configured_methods_and_keys_fit_the_job_functions(profile):
             settings = pc.job_settings(section, config["algorithm"], config["protocol"], method)
             assert settings["epsilons"] == section["epsilons"]
             own = {k: v for k, v in settings.items() if k not in config["protocol"]}
-            inspect.signature(pc.linear_method).bind(task, method, **own)   # TypeError on an unknown key
+            inspect.signature(pc.linear_method).bind(task, method, **own)  # TypeError on an unknown key
             inspect.signature(pc.comparison_job).bind(None, task, method, 0, seed=0, **settings)
             used |= set(own) - {"epsilons"}
     assert used == keyword_only, "every keyword of linear_method is configured, and nothing else"
@@ -84,19 +99,31 @@ def clusters():
 
 
 def settings_for(method):
-    section = {"epsilons": EPSILONS, "gupt_eps_fraction": 1.0, "erm_lr_regulariser": 1e-12, "erm_svm_regulariser": None,
-               "erm_huber_h": 0.5}
+    section = {
+        "epsilons": EPSILONS,
+        "gupt_eps_fraction": 1.0,
+        "erm_lr_regulariser": 1e-12,
+        "erm_svm_regulariser": None,
+        "erm_huber_h": 0.5,
+    }
     algorithm = {"m": 20, "c": 0.02, "svm_C": 10, "kmeans_delta_factor": 2}
     return pc.job_settings(section, algorithm, {"folds": 2, "use_folds": None}, method)
 
 
 @pytest.fixture(scope="module")
 def linear_jobs(classification):
-    frames = [pc.comparison_job(classification, task, method, repetition, seed=SEED, **settings_for(method))
-              for task in ("lr", "svm") for method in pc.METHODS[task] if method not in pc.EPSILON_FREE
-              for repetition in (0, 1)]
-    frames += [pg.reference_job(classification, task, "NoPrivacy", repetition, seed=SEED, epsilon=1.0, svm_C=1.0, folds=2)
-               for task in ("lr", "svm") for repetition in (0, 1)]
+    frames = [
+        pc.comparison_job(classification, task, method, repetition, seed=SEED, **settings_for(method))
+        for task in ("lr", "svm")
+        for method in pc.METHODS[task]
+        if method not in pc.EPSILON_FREE
+        for repetition in (0, 1)
+    ]
+    frames += [
+        pg.reference_job(classification, task, "NoPrivacy", repetition, seed=SEED, epsilon=1.0, svm_C=1.0, folds=2)
+        for task in ("lr", "svm")
+        for repetition in (0, 1)
+    ]
     return frames
 
 
@@ -107,7 +134,9 @@ def test_every_comparison_job_has_one_row_per_fold_and_epsilon(linear_jobs):
         assert frame.error.between(0, 1).all() and (frame.failure == "").all()
         assert frame.r.notna().all() == (frame.method.iloc[0] == "PrivGene")
     privgene_rows = pd.concat([f for f in linear_jobs if f.method.iloc[0] == "PrivGene"])
-    assert (privgene_rows.r == [pg.iterations(0.02, n, e, 1) for n, e in zip(privgene_rows.n_train, privgene_rows.epsilon)]).all()
+    assert (
+        privgene_rows.r == [pg.iterations(0.02, n, e, 1) for n, e in zip(privgene_rows.n_train, privgene_rows.epsilon)]
+    ).all()
 
 
 def test_all_methods_of_a_repetition_share_the_folds(linear_jobs, classification):
@@ -120,8 +149,9 @@ def test_all_methods_of_a_repetition_share_the_folds(linear_jobs, classification
 def test_a_point_does_not_depend_on_the_rest_of_the_grid(classification):
     for method in ("PrivGene", "GUPT", "PrivateSVM"):
         full = pc.comparison_job(classification, "svm", method, 0, seed=SEED, **settings_for(method))
-        alone = pc.comparison_job(classification, "svm", method, 0, seed=SEED,
-                                  **{**settings_for(method), "epsilons": [4.0]})
+        alone = pc.comparison_job(
+            classification, "svm", method, 0, seed=SEED, **{**settings_for(method), "epsilons": [4.0]}
+        )
         assert full[full.epsilon == 4.0].error.tolist() == alone.error.tolist(), method
 
 
@@ -134,15 +164,21 @@ def test_non_convergence_is_reported_and_releases_nothing(classification, monkey
     assert frame.error.isna().all() and frame.failure.str.startswith("ConvergenceError").all()
     runs = pcf.comparison_runs(frame)
     figure = pcf.comparison_figure(runs)
-    assert (figure.failures == 2).all() and figure.error.isna().all() and (figure.runs.isna() | (figure.runs == 0)).all()
+    assert (
+        (figure.failures == 2).all() and figure.error.isna().all() and (figure.runs.isna() | (figure.runs == 0)).all()
+    )
 
 
 @pytest.fixture(scope="module")
 def kmeans_jobs(clusters):
     section = {"epsilons": EPSILONS, "gupt_eps_fraction": 1.0, "kmeans": {"restarts": 2, "max_iter": 50}}
     algorithm = {"m": 20, "c": 0.02, "svm_C": 10, "kmeans_delta_factor": 2}
-    return [pc.kmeans_job(clusters, k, method, run, seed=SEED, **pc.kmeans_job_settings(section, algorithm, method))
-            for k in (2, 3) for method in pc.METHODS["kmeans"] for run in (0, 1)]
+    return [
+        pc.kmeans_job(clusters, k, method, run, seed=SEED, **pc.kmeans_job_settings(section, algorithm, method))
+        for k in (2, 3)
+        for method in pc.METHODS["kmeans"]
+        for run in (0, 1)
+    ]
 
 
 def test_kmeans_jobs(kmeans_jobs, clusters):
@@ -159,7 +195,7 @@ def test_comparison_tables_and_figures(linear_jobs, kmeans_jobs, classification,
     tables = pcf.comparison_tables(pd.concat(linear_jobs), pd.concat(kmeans_jobs))
     fig3, fig5 = tables["fig3_"], tables["fig5_"]
     assert list(fig3.method.unique()) == ["PrivGene", "PrivateERM", "FM", "GUPT", "Majority", "NoPrivacy"]
-    assert (fig3.runs == 4).all() and (fig3.failures == 0).all()          # 2 repetitions × 2 folds
+    assert (fig3.runs == 4).all() and (fig3.failures == 0).all()  # 2 repetitions × 2 folds
     flat = fig3[fig3.method == "NoPrivacy"]
     assert flat.epsilon.tolist() == EPSILONS and flat.error.nunique() == 1
     assert set(fig5.task) == {"kmeans_k2", "kmeans_k3"} and (fig5[fig5.method != "NoPrivacy"].runs == 2).all()
@@ -170,7 +206,7 @@ def test_comparison_tables_and_figures(linear_jobs, kmeans_jobs, classification,
     mine = runs[(runs.task == "lr") & (runs.epsilon == 0.5)].set_index(["repetition", "fold", "method"]).error.unstack()
     assert row.difference.item() == pytest.approx((mine.PrivGene - mine.FM).mean())
     assert row.ratio.item() == pytest.approx(mine.FM.mean() / mine.PrivGene.mean())
-    assert len(pairs[(pairs.task == "lr") & (pairs.epsilon == 0.5)]) == 15          # 6 methods: 15 pairs
+    assert len(pairs[(pairs.task == "lr") & (pairs.epsilon == 0.5)]) == 15  # 6 methods: 15 pairs
 
     summary = tables["summary_"].set_index(["task", "method", "baseline"])
     by_pair = pairs.groupby(["task", "method", "baseline"])
@@ -178,7 +214,10 @@ def test_comparison_tables_and_figures(linear_jobs, kmeans_jobs, classification,
     gupt = summary.loc[("kmeans_k3", "PrivGene", "GUPT")]
     assert gupt.ratio_growth == pytest.approx(gupt.ratio_at_smallest_epsilon / gupt.ratio_at_largest_epsilon)
     levels = tables["levels_"].set_index(["task", "method"])
-    assert levels.loc[("lr", "NoPrivacy")].range_over_epsilon == 0 and levels.loc[("lr", "PrivGene")].r_at_largest_epsilon > 0
+    assert (
+        levels.loc[("lr", "NoPrivacy")].range_over_epsilon == 0
+        and levels.loc[("lr", "PrivGene")].r_at_largest_epsilon > 0
+    )
 
     data = {"Banking": classification, "Lifesci": clusters}
     titles = pcf.panel_titles(fig5, data)

@@ -39,9 +39,15 @@ def prepared(name: str, raw: Path):
     return pg.prepare_dataset(name, [mirrored(spec.catalog, f, raw) for f in spec.files], seed=1)
 
 
-@pytest.mark.parametrize("name, rows, columns, positive", [
-    ("Adult", 48842, 123, 0.2393), ("Banking", 45211, 32, 0.1170), ("US", 23006, 57, 0.5198), ("BR", 23374, 52, 0.5),
-])
+@pytest.mark.parametrize(
+    "name, rows, columns, positive",
+    [
+        ("Adult", 48842, 123, 0.2393),
+        ("Banking", 45211, 32, 0.1170),
+        ("US", 23006, 57, 0.5198),
+        ("BR", 23374, 52, 0.5),
+    ],
+)
 def test_classification_sets_have_the_spec_shapes(name, rows, columns, positive, raw_dir):
     data = prepared(name, raw_dir)
     assert data.features.shape == (rows, columns)
@@ -66,7 +72,7 @@ def test_clustering_sets_and_the_bundled_image(raw_dir):
     source = Path(__import__("sklearn").__file__).parent / "datasets" / "images" / tabular.IMAGE_NAME
     assert source.is_file(), "the Image substitute must come from inside the installed wheel"
     pixels = tabular.bundled_image()
-    levels = image.features * 127.5 + 127.5                     # x/127.5 - 1 undone: integer pixel values
+    levels = image.features * 127.5 + 127.5  # x/127.5 - 1 undone: integer pixel values
     assert np.abs(levels - np.round(levels)).max() < 1e-9 and levels.min() >= 0 and levels.max() <= 255
     assert pixels.dtype == np.uint8
 
@@ -79,8 +85,13 @@ def test_save_and_load_round_trip(tmp_path):
 
 
 def test_scaling_modes():
-    encoded = tabular.Encoded(np.array([[0.0, 5.0, 2.0], [1.0, 7.0, 2.0], [0.0, 6.0, 2.0]]), None, ("flag", "x", "const"),
-                              np.array([0.0, np.nan, np.nan]), np.array([1.0, np.nan, np.nan]))
+    encoded = tabular.Encoded(
+        np.array([[0.0, 5.0, 2.0], [1.0, 7.0, 2.0], [0.0, 6.0, 2.0]]),
+        None,
+        ("flag", "x", "const"),
+        np.array([0.0, np.nan, np.nan]),
+        np.array([1.0, np.nan, np.nan]),
+    )
     scaled = tabular.scale_to_unit_box(encoded)
     assert np.array_equal(scaled, [[-1, -1, 0], [1, 1, 0], [-1, 0, 0]])
     with pytest.raises(ValueError, match="no public bounds"):

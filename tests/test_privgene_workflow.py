@@ -36,7 +36,7 @@ def test_algorithm_section_fits_the_settings(profile):
     algorithm = {**base["algorithm"], **overlay.get("algorithm", {})}
     settings = pg.algorithm_settings(algorithm)
     unused = set(algorithm) - set(PrivGeneSettings.__dataclass_fields__)
-    assert unused == {"svm_C", "kmeans_delta_factor"}, unused       # used by the fitness, not the GA
+    assert unused == {"svm_C", "kmeans_delta_factor"}, unused  # used by the fitness, not the GA
     assert settings.c == algorithm["c"] and settings.m == algorithm["m"]
     section = {**base["choice_of_c"], **overlay.get("choice_of_c", {})}
     assert section["reference_c"] in section["c_grid"] and algorithm["c"] in section["c_grid"]
@@ -46,8 +46,19 @@ def choice_jobs():
     rows = []
     for c, base in ((0.5e-3, 0.20), (1.25e-3, 0.18), (3e-3, 0.22)):
         for repetition, fold in ((0, 0), (0, 1), (1, 0)):
-            rows.append({"dataset": "Adult", "task": "lr", "method": "PrivGene-EEM", "epsilon": 1.0, "c": c,
-                         "repetition": repetition, "fold": fold, "r": 10, "error": base + 0.01 * fold})
+            rows.append(
+                {
+                    "dataset": "Adult",
+                    "task": "lr",
+                    "method": "PrivGene-EEM",
+                    "epsilon": 1.0,
+                    "c": c,
+                    "repetition": repetition,
+                    "fold": fold,
+                    "r": 10,
+                    "error": base + 0.01 * fold,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -71,19 +82,33 @@ def trace_jobs():
         for fold in range(2):
             for iteration in (1, 2, 3):
                 scale = 0.5 * 0.95 ** (iteration - 1)
-                rows.append({"dataset": "US", "task": "lr", "method": method, "epsilon": 1.0, "repetition": 0,
-                             "fold": fold, "r": 3, "iteration": iteration, "epsilon_spent": 1 / 3,
-                             "mutation_scale": scale if iteration < 3 else np.nan,
-                             "delta1": 300.0 if iteration == 1 else 15.0,
-                             "delta2": 500.0 if iteration == 1 else 4 * 0.5 * 0.95 ** (iteration - 2),
-                             "delta_used": 300.0 if iteration == 1 else 2.0, "selected_fitness_rank": 0,
-                             "error": 0.5 if iteration == 1 else final + 0.01 * fold})
+                rows.append(
+                    {
+                        "dataset": "US",
+                        "task": "lr",
+                        "method": method,
+                        "epsilon": 1.0,
+                        "repetition": 0,
+                        "fold": fold,
+                        "r": 3,
+                        "iteration": iteration,
+                        "epsilon_spent": 1 / 3,
+                        "mutation_scale": scale if iteration < 3 else np.nan,
+                        "delta1": 300.0 if iteration == 1 else 15.0,
+                        "delta2": 500.0 if iteration == 1 else 4 * 0.5 * 0.95 ** (iteration - 2),
+                        "delta_used": 300.0 if iteration == 1 else 2.0,
+                        "selected_fitness_rank": 0,
+                        "error": 0.5 if iteration == 1 else final + 0.01 * fold,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
 def test_eem_vs_em_tables_gap_and_dampening_checks():
     jobs = trace_jobs()
-    references = pd.DataFrame({"dataset": "US", "task": "lr", "method": ["NoPrivacy", "Majority"], "error": [0.2, 0.48]})
+    references = pd.DataFrame(
+        {"dataset": "US", "task": "lr", "method": ["NoPrivacy", "Majority"], "error": [0.2, 0.48]}
+    )
     table = pgf.eem_vs_em(jobs, references)
     assert set(table.method) == {"EEM", "EM", "NoPrivacy", "Majority"}
     summary = pgf.eem_vs_em_summary(table).iloc[0]

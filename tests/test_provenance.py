@@ -38,8 +38,9 @@ def test_source_tree_hash_follows_code_and_config_only(tmp_path):
 def test_sidecar_records_commit_dirty_flag_and_hashes(tmp_path, monkeypatch):
     make_checkout(tmp_path)
     monkeypatch.chdir(tmp_path)
-    sidecar = write_sidecar(tmp_path / "out.json", settings={"epsilon": 1.0}, seed=3, profile="quick",
-                            outputs=[tmp_path / "out.csv"])
+    sidecar = write_sidecar(
+        tmp_path / "out.json", settings={"epsilon": 1.0}, seed=3, profile="quick", outputs=[tmp_path / "out.csv"]
+    )
     record = json.loads(sidecar.read_text())
     assert record["dirty"] is False and len(record["commit"]) == 40
     assert record["source_tree_hash"] == source_tree_hash(tmp_path)

@@ -8,8 +8,18 @@ import pandas as pd
 import pytest
 import yaml
 
-from dpreplication.scorecard import Claim, Deviation, evaluate_claims, load_registry
-from dpreplication.scorecard import KINDS, STATUSES, paper_page, read_scorecard, summary_page, sync_readme
+from dpreplication.scorecard import (
+    KINDS,
+    STATUSES,
+    Claim,
+    Deviation,
+    evaluate_claims,
+    load_registry,
+    paper_page,
+    read_scorecard,
+    summary_page,
+    sync_readme,
+)
 from dpreplication.scorecard.claims import lookup
 
 REPO = Path(__file__).resolve().parents[1]
@@ -17,8 +27,17 @@ TABLES = {"t": pd.DataFrame({"vector": ["Q5", "Q5"], "epsilon": [1.0, 2.0], "val
 
 
 def make(**overrides):
-    base = dict(id="c", paper="p", section="s", claim="x", expected=0.5, table="t", column="value", kind="paper",
-                select={"vector": "Q5", "epsilon": 1})
+    base = dict(
+        id="c",
+        paper="p",
+        section="s",
+        claim="x",
+        expected=0.5,
+        table="t",
+        column="value",
+        kind="paper",
+        select={"vector": "Q5", "epsilon": 1},
+    )
     return Claim(**{**base, **overrides})
 
 
@@ -34,7 +53,7 @@ def test_pass_and_fail():
 
 def test_a_failing_claim_stays_fail_whatever_its_stated_reason():
     """A deviation needs evidence that passes in the same run; a reason alone never changes fail."""
-    failing_evidence = make(id="ev", expected=0.9)                        # does not hold
+    failing_evidence = make(id="ev", expected=0.9)  # does not hold
     claims = [failing_evidence, make(id="d", expected=0.6, deviation=evidence_for("ev"))]
     rows = evaluate_claims(claims, TABLES).set_index("id")
     assert rows.loc["d", "status"] == "fail"
@@ -55,9 +74,11 @@ def test_a_passing_claim_with_a_deviation_is_a_pass():
 
 def test_nan_is_missing_never_pass_or_deviation():
     tables = {"t": TABLES["t"].assign(value=[np.nan, 0.25])}
-    claims = [make(id="ev", select={"vector": "Q5", "epsilon": 2}, expected=0.25),
-              make(id="nan_le", comparison="le", expected=1.0),
-              make(id="nan_dev", expected=0.9, deviation=evidence_for("ev"))]
+    claims = [
+        make(id="ev", select={"vector": "Q5", "epsilon": 2}, expected=0.25),
+        make(id="nan_le", comparison="le", expected=1.0),
+        make(id="nan_dev", expected=0.9, deviation=evidence_for("ev")),
+    ]
     rows = evaluate_claims(claims, tables).set_index("id")
     assert rows.status.to_dict() == {"ev": "pass", "nan_le": "missing", "nan_dev": "missing"}
     assert rows.loc["nan_le", "reason"] == "not computed: t.value is empty or NaN"
@@ -65,7 +86,10 @@ def test_nan_is_missing_never_pass_or_deviation():
 
 def test_missing_evidence_makes_the_deviation_a_fail():
     tables = {"t": TABLES["t"].assign(value=[0.5, np.nan])}
-    claims = [make(id="ev", select={"vector": "Q5", "epsilon": 2}), make(id="d", expected=0.6, deviation=evidence_for("ev"))]
+    claims = [
+        make(id="ev", select={"vector": "Q5", "epsilon": 2}),
+        make(id="d", expected=0.6, deviation=evidence_for("ev")),
+    ]
     rows = evaluate_claims(claims, tables).set_index("id")
     assert rows.loc["d", "status"] == "fail" and "ev is missing" in rows.loc["d", "reason"]
 
@@ -75,14 +99,23 @@ def test_kinds_and_deviations_are_validated(tmp_path):
         make(kind="prose")
     with pytest.raises(ValueError, match="at least one evidence"):
         Deviation(reason="r", evidence=())
-    entry = {"id": "d", "section": "s", "claim": "x", "expected": 1, "kind": "paper",
-             "from": {"table": "t", "column": "value"}}
-    for deviation, message in [("a typed reason", "mapping with exactly"),
-                               ({"reason": "r", "evidence": ["nope"]}, "unknown evidence"),
-                               ({"reason": "{nope}", "evidence": ["d2"]}, "unknown value")]:
+    entry = {
+        "id": "d",
+        "section": "s",
+        "claim": "x",
+        "expected": 1,
+        "kind": "paper",
+        "from": {"table": "t", "column": "value"},
+    }
+    for deviation, message in [
+        ("a typed reason", "mapping with exactly"),
+        ({"reason": "r", "evidence": ["nope"]}, "unknown evidence"),
+        ({"reason": "{nope}", "evidence": ["d2"]}, "unknown value"),
+    ]:
         path = tmp_path / "p.yaml"
-        path.write_text(yaml.safe_dump({"paper": "p", "claims": [{**entry, "deviation": deviation},
-                                                                 {**entry, "id": "d2"}]}))
+        path.write_text(
+            yaml.safe_dump({"paper": "p", "claims": [{**entry, "deviation": deviation}, {**entry, "id": "d2"}]})
+        )
         with pytest.raises(ValueError, match=message):
             load_registry(path)
 
@@ -94,8 +127,10 @@ def test_rows_of_a_missing_dataset_are_missing_with_the_reason():
     assert rows.reason.iloc[0].startswith("needs download: toy")
 
 
-@pytest.mark.parametrize("comparison, expected, holds", [("le", 0.5, True), ("lt", 0.5, False), ("ge", 0.6, False),
-                                                         ("gt", 0.4, True), ("rel", 0.51, False)])
+@pytest.mark.parametrize(
+    "comparison, expected, holds",
+    [("le", 0.5, True), ("lt", 0.5, False), ("ge", 0.6, False), ("gt", 0.4, True), ("rel", 0.51, False)],
+)
 def test_comparisons(comparison, expected, holds):
     assert make(comparison=comparison, expected=expected, tolerance=0.01).holds(0.5) is holds
 
@@ -124,7 +159,7 @@ def test_committed_scorecard_statuses_mean_what_they_say():
     scorecard = read_scorecard(path).set_index("id", drop=False)
     assert {"id", "kind", "status", "evidence"} <= set(scorecard.columns)
     assert set(scorecard.status) <= set(STATUSES) and set(scorecard.kind) <= set(KINDS)
-    for paper, claims in scorecard.groupby("paper"):
+    for _paper, claims in scorecard.groupby("paper"):
         for _, claim in claims[claims.status == "deviation"].iterrows():
             evidence = claim.evidence.split(";")
             assert claim.reason and evidence, claim.id
@@ -155,8 +190,11 @@ def assert_valid_tables(text: str):
 
 def test_pages_are_valid_github_tables_with_what_does_not_hold_first():
     tables = {"t": pd.DataFrame({"k": ["a", "b", "c"], "value": [0.5, 2.0, np.nan]})}
-    claims = [make(id="ok", select={"k": "a"}), make(id="bad", select={"k": "b"}, claim="a | b, with pipes"),
-              make(id="nan", select={"k": "c"}, kind="spec", comparison="rel", tolerance=0.1)]
+    claims = [
+        make(id="ok", select={"k": "a"}),
+        make(id="bad", select={"k": "b"}, claim="a | b, with pipes"),
+        make(id="nan", select={"k": "c"}, kind="spec", comparison="rel", tolerance=0.1),
+    ]
     scorecard = evaluate_claims(claims, tables)
     page = paper_page(scorecard, "p")
     assert_valid_tables(page)

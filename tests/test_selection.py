@@ -78,12 +78,15 @@ def test_two_candidate_closed_forms(gap):
     assert sel.report_noisy_max_laplace_pmf(q, 1)[1] == pytest.approx(0.5 * p * (1 + gap / 4), abs=1e-12)
 
 
-@pytest.mark.parametrize("epsilon, top, err_em, err_pf, err_lap", [
-    (0.5, 0.2493881444, 3.519925, 3.253767, 3.288544),
-    (1, 0.4713653455, 1.541494, 1.284831, 1.395500),
-    (2, 0.7381993867, 0.581977, 0.403960, 0.540317),
-    (4, 0.9227127670, 0.156518, 0.088957, 0.169599),
-])
+@pytest.mark.parametrize(
+    "epsilon, top, err_em, err_pf, err_lap",
+    [
+        (0.5, 0.2493881444, 3.519925, 3.253767, 3.288544),
+        (1, 0.4713653455, 1.541494, 1.284831, 1.395500),
+        (2, 0.7381993867, 0.581977, 0.403960, 0.540317),
+        (4, 0.9227127670, 0.156518, 0.088957, 0.169599),
+    ],
+)
 def test_q100(epsilon, top, err_em, err_pf, err_lap):
     pf = sel.permute_and_flip_pmf(Q100, epsilon)
     em = sel.exponential_mechanism_pmf(Q100, epsilon)
@@ -100,8 +103,9 @@ def test_q100(epsilon, top, err_em, err_pf, err_lap):
 
 
 def test_laplace_fast_evaluator_agrees_with_quadrature_on_q100():
-    np.testing.assert_allclose(sel.report_noisy_max_laplace_pmf(Q100, 1),
-                               sel.report_noisy_max_pmf_quad(Q100, 1), atol=1e-12)
+    np.testing.assert_allclose(
+        sel.report_noisy_max_laplace_pmf(Q100, 1), sel.report_noisy_max_pmf_quad(Q100, 1), atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("pmf_of", list(sel.EXACT_PMFS.values()), ids=list(sel.EXACT_PMFS))
@@ -136,9 +140,15 @@ def test_pf_privacy_is_tight_and_em_is_not():
 
 def test_wrong_noise_scale_breaks_the_privacy_check():
     """The DP check can fail: P&F run with rate ε/Δ (not ε/2Δ) on a non-monotone pair exceeds ε."""
+
     def loss(q, q_prime, epsilon):
-        return np.max(np.abs(np.log(sel.permute_and_flip_pmf(q, 2 * epsilon)) -
-                             np.log(sel.permute_and_flip_pmf(q_prime, 2 * epsilon))))
+        return np.max(
+            np.abs(
+                np.log(sel.permute_and_flip_pmf(q, 2 * epsilon))
+                - np.log(sel.permute_and_flip_pmf(q_prime, 2 * epsilon))
+            )
+        )
+
     assert loss([0, 0], [1, -1], 1.0) > 1.5
 
 
@@ -176,14 +186,15 @@ def test_hepth_anchors():
     pf = sel.expected_error(sel.permute_and_flip_pmf(mode, 0.04), mode)
     assert em / pf == pytest.approx(1.8397, abs=1e-3)
     assert epsilon_for_error(mode, pf) / 0.04 == pytest.approx(1.2654, abs=1e-3)
-    ratio = (sel.expected_error(sel.exponential_mechanism_pmf(median, 0.01), median)
-             / sel.expected_error(sel.permute_and_flip_pmf(median, 0.01), median))
+    ratio = sel.expected_error(sel.exponential_mechanism_pmf(median, 0.01), median) / sel.expected_error(
+        sel.permute_and_flip_pmf(median, 0.01), median
+    )
     assert ratio == pytest.approx(1.9090, abs=1e-3)
 
 
 def test_synthetic_median_fallback():
     i = np.arange(1024)
-    x = np.floor(2000 * np.exp(-((i - 300) / 60) ** 2) + 800 * np.exp(-((i - 700) / 25) ** 2))
+    x = np.floor(2000 * np.exp(-(((i - 300) / 60) ** 2)) + 800 * np.exp(-(((i - 700) / 25) ** 2)))
     assert x.sum() == 247894
     q = median_scores(x)
     epsilon = epsilon_for_error(q, 50)
@@ -210,8 +221,9 @@ def test_rnm_exponential_and_batch_pf_fit_the_exact_pmf_and_controls_do_not():
     assert homogeneity(a1, g)[1] < 1e-10
 
 
-@pytest.mark.parametrize("sampler", [sel.sample_permute_and_flip_literal, sel.sample_intermediate_a,
-                                     sel.sample_intermediate_b])
+@pytest.mark.parametrize(
+    "sampler", [sel.sample_permute_and_flip_literal, sel.sample_intermediate_a, sel.sample_intermediate_b]
+)
 def test_literal_pf_and_intermediate_algorithms_fit_the_exact_pmf(sampler):
     observed = counts(sampler(Q5, 1, 1, 20_000, np.random.default_rng(10)), 5)
     assert goodness_of_fit(observed, sel.permute_and_flip_pmf(Q5, 1)).chi2_pvalue > 1e-4

@@ -108,19 +108,33 @@ def test_3_reference_values_and_diffprivlib_bound():
     assert add.truncated_laplace_bound(1, 1e-2) == pytest.approx(4.46492018, abs=1e-8)
     mechanisms = pytest.importorskip("diffprivlib.mechanisms")
     for eps, dlt in [(1.0, 1e-2), (1.0, 1e-6), (0.1, 0.3), (10.0, 1e-10)]:
-        lbn = mechanisms.LaplaceBoundedNoise(epsilon=eps, delta=dlt, sensitivity=1.0, random_state=np.random.RandomState(0))
+        lbn = mechanisms.LaplaceBoundedNoise(
+            epsilon=eps, delta=dlt, sensitivity=1.0, random_state=np.random.RandomState(0)
+        )
         lbn.randomise(0.0)
         assert lbn._noise_bound == pytest.approx(add.truncated_laplace_bound(eps, dlt), rel=1e-12)
 
 
 def test_3_canonical_values_table():
     table = tl.canonical_values()
-    columns = ["bound", "amplitude_upper", "power_upper", "amplitude_lower_reconstructed", "power_lower_reconstructed",
-               "analytic_gaussian_sigma", "amplitude_ratio", "power_ratio"]
+    columns = [
+        "bound",
+        "amplitude_upper",
+        "power_upper",
+        "amplitude_lower_reconstructed",
+        "power_lower_reconstructed",
+        "analytic_gaussian_sigma",
+        "amplitude_ratio",
+        "power_ratio",
+    ]
     for row in table.itertuples():
         expected = SPEC_CANONICAL[(row.epsilon, row.delta)]
         for column, value in zip(columns, expected):
-            assert getattr(row, column) == pytest.approx(value, abs=printed_precision(value)), (row.epsilon, row.delta, column)
+            assert getattr(row, column) == pytest.approx(value, abs=printed_precision(value)), (
+                row.epsilon,
+                row.delta,
+                column,
+            )
     first = table.iloc[0]
     assert first.classic_gaussian_sigma == pytest.approx(5.298803, abs=1e-6)
     assert first.classic_amplitude_ratio == pytest.approx(0.236524, abs=1e-6)
@@ -158,15 +172,27 @@ AUDIT_POINTS = [(1.0, 1e-6), (0.1, 1e-3), (3.0, 1e-2), (0.5, 0.2)]
 @pytest.mark.parametrize("eps, dlt", AUDIT_POINTS)
 def test_4_numerical_dp_audit_holds_and_is_tight(eps, dlt):
     lam, big_a = shape(eps, dlt)
-    audit = add.audit_noise_privacy(lambda x: add.truncated_laplace_pdf(x, lam, big_a), eps, dlt, (-big_a, big_a),
-                                    shifts_per_side=20, n_points=2_000_000)
+    audit = add.audit_noise_privacy(
+        lambda x: add.truncated_laplace_pdf(x, lam, big_a),
+        eps,
+        dlt,
+        (-big_a, big_a),
+        shifts_per_side=20,
+        n_points=2_000_000,
+    )
     assert audit.satisfied
     assert audit.max_hockey_stick <= dlt * (1 + 1e-4)
     expected = dlt * np.expm1(eps * np.abs(audit.shifts)) / np.expm1(eps)
     assert np.max(np.abs(audit.hockey_stick - expected)) <= 1e-4 * dlt
     assert abs(audit.argmax_shift) == pytest.approx(1.0)
-    loose = add.audit_noise_privacy(lambda x: add.truncated_laplace_pdf(x, lam, big_a), 0.9 * eps, dlt, (-big_a, big_a),
-                                    shifts_per_side=20, n_points=2_000_000)
+    loose = add.audit_noise_privacy(
+        lambda x: add.truncated_laplace_pdf(x, lam, big_a),
+        0.9 * eps,
+        dlt,
+        (-big_a, big_a),
+        shifts_per_side=20,
+        n_points=2_000_000,
+    )
     assert not loose.satisfied and loose.hockey_stick[-1] > dlt
 
 
@@ -179,8 +205,13 @@ def test_4_wrong_bound_computed_with_half_epsilon_fails_the_audit():
     eps, dlt = 1.0, 1e-6
     lam = 1.0 / eps
     wrong_bound = lam * math.log1p(math.expm1(eps / 2) / (2 * dlt))
-    audit = add.audit_noise_privacy(lambda x: add.truncated_laplace_pdf(x, lam, wrong_bound), eps, dlt,
-                                    (-wrong_bound, wrong_bound), n_points=400_000)
+    audit = add.audit_noise_privacy(
+        lambda x: add.truncated_laplace_pdf(x, lam, wrong_bound),
+        eps,
+        dlt,
+        (-wrong_bound, wrong_bound),
+        n_points=400_000,
+    )
     assert not audit.satisfied
     assert audit.max_hockey_stick == pytest.approx(dlt * (math.exp(eps / 2) + 1), rel=1e-3)
 
@@ -189,8 +220,12 @@ def test_4_exact_profile_formula_matches_spec_and_is_flat():
     for eps, dlt in GRID:
         lam, big_a = shape(eps, dlt)
         d = np.linspace(-1, 1, 9)
-        np.testing.assert_allclose(add.truncated_laplace_hockey_stick(eps, d, lam, big_a),
-                                   dlt * np.expm1(eps * np.abs(d)) / np.expm1(eps), rtol=1e-10, atol=1e-300)
+        np.testing.assert_allclose(
+            add.truncated_laplace_hockey_stick(eps, d, lam, big_a),
+            dlt * np.expm1(eps * np.abs(d)) / np.expm1(eps),
+            rtol=1e-10,
+            atol=1e-300,
+        )
         flat = add.truncated_laplace_privacy_profile(eps * np.array([1.0, 1.5, 3.0, 10.0]), eps, dlt)
         np.testing.assert_allclose(flat, dlt, rtol=1e-10)
 
@@ -199,8 +234,14 @@ def test_4_exact_profile_below_epsilon_matches_audit():
     for eps, dlt in [(1.0, 1e-3), (0.5, 0.2), (3.0, 1e-2)]:
         lam, big_a = shape(eps, dlt)
         for eps_prime in (0.0, 0.3 * eps, 0.9 * eps):
-            audit = add.audit_noise_privacy(lambda x: add.truncated_laplace_pdf(x, lam, big_a), eps_prime, dlt,
-                                            (-big_a, big_a), shifts_per_side=4, n_points=1_000_000)
+            audit = add.audit_noise_privacy(
+                lambda x: add.truncated_laplace_pdf(x, lam, big_a),
+                eps_prime,
+                dlt,
+                (-big_a, big_a),
+                shifts_per_side=4,
+                n_points=1_000_000,
+            )
             exact = add.truncated_laplace_hockey_stick(eps_prime, audit.shifts, lam, big_a)
             np.testing.assert_allclose(audit.hockey_stick, exact, rtol=0, atol=2e-5 * dlt + 1e-9)
 
@@ -208,8 +249,15 @@ def test_4_exact_profile_below_epsilon_matches_audit():
 def test_4_laplace_and_gaussian_profiles():
     eps = 1.0
     for eps_prime in (0.0, 0.4, 0.99):
-        density_gap = integrate.quad(lambda x: max(0.0, 0.5 * math.exp(-abs(x)) - math.exp(eps_prime) * 0.5 * math.exp(-abs(x + 1))),
-                                     -40, 40, points=[-1.0, (eps_prime - 1) / 2, 0.0], epsabs=0, epsrel=1e-13, limit=200)[0]
+        density_gap = integrate.quad(
+            lambda x: max(0.0, 0.5 * math.exp(-abs(x)) - math.exp(eps_prime) * 0.5 * math.exp(-abs(x + 1))),
+            -40,
+            40,
+            points=[-1.0, (eps_prime - 1) / 2, 0.0],
+            epsabs=0,
+            epsrel=1e-13,
+            limit=200,
+        )[0]
         assert add.laplace_privacy_profile(eps_prime, eps) == pytest.approx(density_gap, rel=1e-9)
     assert add.laplace_privacy_profile(1.5, eps) == 0.0
     sigma = add.analytic_gaussian_sigma(1.0, 1e-6)
@@ -234,7 +282,17 @@ def test_5_analytic_gaussian_reference_values():
 
 
 def test_5_sigma_solves_the_balle_wang_condition_in_high_precision():
-    points = [(1.0, 1e-6), (0.1, 1e-6), (5.0, 1e-3), (10.0, 1e-10), (100.0, 1e-12), (1e-3, 1e-12), (1e-3, 0.4), (0.01, 0.1), (50.0, 0.3)]
+    points = [
+        (1.0, 1e-6),
+        (0.1, 1e-6),
+        (5.0, 1e-3),
+        (10.0, 1e-10),
+        (100.0, 1e-12),
+        (1e-3, 1e-12),
+        (1e-3, 0.4),
+        (0.01, 0.1),
+        (50.0, 0.3),
+    ]
     eps = np.array([p[0] for p in points])
     dlt = np.array([p[1] for p in points])
     sigma = add.analytic_gaussian_sigma(eps, dlt)
@@ -248,7 +306,9 @@ def test_5_vectorised_solver_matches_algorithm_1_and_scalar_brentq():
     sigma = add.analytic_gaussian_sigma(eps, dlt)
     for s, e, d in zip(sigma, eps, dlt):
         assert add.analytic_gaussian_sigma_algorithm1(e, d) == pytest.approx(s, rel=1e-10), (e, d)
-        root = optimize.brentq(lambda t: add.log_gaussian_hockey_stick(e, 1.0, math.exp(t)) - math.log(d), -40, 40, xtol=1e-15, rtol=1e-15)
+        root = optimize.brentq(
+            lambda t: add.log_gaussian_hockey_stick(e, 1.0, math.exp(t)) - math.log(d), -40, 40, xtol=1e-15, rtol=1e-15
+        )
         assert math.exp(root) == pytest.approx(s, rel=1e-10), (e, d)
 
 
@@ -270,7 +330,9 @@ def test_6_dp_accounting_oracles():
     for eps, dlt in LIBRARY_POINTS:
         ours = add.analytic_gaussian_sigma(eps, dlt)
         assert gaussian_mechanism.get_sigma_gaussian(eps, dlt, tol=1e-12) == pytest.approx(ours, rel=1e-9)
-        searched = pld.get_smallest_gaussian_noise(common.DifferentialPrivacyParameters(eps, dlt), num_queries=1, sensitivity=1.0)
+        searched = pld.get_smallest_gaussian_noise(
+            common.DifferentialPrivacyParameters(eps, dlt), num_queries=1, sensitivity=1.0
+        )
         assert ours * (1 - 1e-12) <= searched <= ours * (1 + 1e-6)
 
 
@@ -316,8 +378,12 @@ def test_7_ratio_reference_values():
 
 
 def bounded_max(ratio, dlt, lo, hi):
-    result = optimize.minimize_scalar(lambda t: -float(ratio(math.exp(t), dlt)), bounds=(math.log(lo), math.log(hi)),
-                                      method="bounded", options={"xatol": 1e-8})
+    result = optimize.minimize_scalar(
+        lambda t: -float(ratio(math.exp(t), dlt)),
+        bounds=(math.log(lo), math.log(hi)),
+        method="bounded",
+        options={"xatol": 1e-8},
+    )
     return math.exp(result.x), -result.fun
 
 
@@ -361,15 +427,21 @@ def test_9_limits():
     for eps in (0.1, 0.5, 1.0):
         assert add.truncated_laplace_amplitude(eps, 1e-200) * eps == pytest.approx(1.0, rel=1e-9)
         assert bounds.amplitude_lower_bound(eps, 1e-200) == pytest.approx(1 / math.expm1(eps), rel=1e-9)
-        assert bounds.amplitude_bound_ratio(eps, 1e-200) == pytest.approx(bounds.amplitude_ratio_small_delta_limit(eps), rel=1e-9)
+        assert bounds.amplitude_bound_ratio(eps, 1e-200) == pytest.approx(
+            bounds.amplitude_ratio_small_delta_limit(eps), rel=1e-9
+        )
     assert bounds.power_lower_bound(1, 1e-200) == pytest.approx((math.e + 1) / (math.e - 1) ** 2, abs=1e-6)
     assert bounds.power_lower_bound(1, 1e-200) == pytest.approx(1.259370, abs=1e-6)
     assert add.truncated_laplace_amplitude(1e-7, 0.01) == pytest.approx(25.0, abs=1e-3)
     assert add.truncated_laplace_power(1e-7, 0.05) == pytest.approx(1 / (12 * 0.05**2), abs=0.01)
     for dlt in (0.05, 0.01, 0.001):
         assert bounds.amplitude_bound_ratio(1e-7, dlt) == pytest.approx(1 - 2 * dlt, abs=1e-4)
-        assert bounds.power_bound_ratio(1e-7, dlt) == pytest.approx(bounds.power_ratio_small_epsilon_limit(dlt), abs=1e-4)
-        assert bounds.amplitude_lower_bound(1e-7, dlt) == pytest.approx(bounds.amplitude_lower_bound_small_epsilon_limit(dlt), rel=1e-4)
+        assert bounds.power_bound_ratio(1e-7, dlt) == pytest.approx(
+            bounds.power_ratio_small_epsilon_limit(dlt), abs=1e-4
+        )
+        assert bounds.amplitude_lower_bound(1e-7, dlt) == pytest.approx(
+            bounds.amplitude_lower_bound_small_epsilon_limit(dlt), rel=1e-4
+        )
         n = 0.5 / dlt
         assert bounds.power_lower_bound_small_epsilon_limit(dlt) == pytest.approx((2 * n - 1) * (n - 1) / 6, rel=1e-12)
     assert bounds.amplitude_bound_ratio(1e-4, 1e-6) == pytest.approx(0.999946, abs=1e-6)
@@ -398,7 +470,16 @@ def mp_lower_bounds(eps, dlt):
 
 
 def test_10_lower_bounds_match_direct_sums_in_high_precision():
-    for eps, dlt in [(1.0, 1e-6), (0.1, 1e-3), (1e-6, 0.45), (1e-7, 0.05), (0.01, 0.3), (3.0, 1e-12), (30.0, 1e-4), (0.5, 0.4999)]:
+    for eps, dlt in [
+        (1.0, 1e-6),
+        (0.1, 1e-3),
+        (1e-6, 0.45),
+        (1e-7, 0.05),
+        (0.01, 0.3),
+        (3.0, 1e-12),
+        (30.0, 1e-4),
+        (0.5, 0.4999),
+    ]:
         v_low, d_low = mp_lower_bounds(eps, dlt)
         assert bounds.amplitude_lower_bound(eps, dlt) == pytest.approx(v_low, rel=1e-10), (eps, dlt)
         assert bounds.power_lower_bound(eps, dlt) == pytest.approx(d_low, rel=1e-10), (eps, dlt)
@@ -426,7 +507,10 @@ def test_11_monte_carlo_moments(eps, dlt):
     lam, big_a = shape(eps, dlt)
     x = add.sample_truncated_laplace(rng, lam, big_a, 1_000_000)
     assert np.max(np.abs(x)) <= big_a
-    for values, exact in ((np.abs(x), add.truncated_laplace_amplitude(eps, dlt)), (x * x, add.truncated_laplace_power(eps, dlt))):
+    for values, exact in (
+        (np.abs(x), add.truncated_laplace_amplitude(eps, dlt)),
+        (x * x, add.truncated_laplace_power(eps, dlt)),
+    ):
         se = values.std(ddof=1) / math.sqrt(values.size)
         assert abs(values.mean() - exact) <= 4 * se
 
@@ -445,7 +529,9 @@ def test_11_kolmogorov_smirnov_audit_and_determinism():
 def test_11_diffprivlib_laplace_bounded_noise_matches_closed_form():
     mechanisms = pytest.importorskip("diffprivlib.mechanisms")
     eps, dlt = 1.0, 1e-6
-    mechanism = mechanisms.LaplaceBoundedNoise(epsilon=eps, delta=dlt, sensitivity=1.0, random_state=np.random.RandomState(11))
+    mechanism = mechanisms.LaplaceBoundedNoise(
+        epsilon=eps, delta=dlt, sensitivity=1.0, random_state=np.random.RandomState(11)
+    )
     draws = np.abs(np.array([mechanism.randomise(0.0) for _ in range(20_000)]))
     assert np.all(draws <= add.truncated_laplace_bound(eps, dlt))
     se = draws.std(ddof=1) / math.sqrt(draws.size)
@@ -490,14 +576,22 @@ def test_13_scale_invariance(sensitivity):
     eps = np.array([0.01, 0.5, 1.0, 5.0])
     dlt = np.array([1e-2, 1e-6, 1e-3, 0.3])
     pairs = [
-        (add.truncated_laplace_amplitude, 1), (bounds.amplitude_lower_bound, 1), (add.analytic_gaussian_sigma, 1),
-        (add.truncated_laplace_bound, 1), (add.truncated_laplace_power, 2), (bounds.power_lower_bound, 2),
+        (add.truncated_laplace_amplitude, 1),
+        (bounds.amplitude_lower_bound, 1),
+        (add.analytic_gaussian_sigma, 1),
+        (add.truncated_laplace_bound, 1),
+        (add.truncated_laplace_power, 2),
+        (bounds.power_lower_bound, 2),
         (add.classic_gaussian_sigma, 1),
     ]
     for function, power in pairs:
-        np.testing.assert_allclose(function(eps, dlt, sensitivity), sensitivity**power * function(eps, dlt, 1.0), rtol=1e-12)
+        np.testing.assert_allclose(
+            function(eps, dlt, sensitivity), sensitivity**power * function(eps, dlt, 1.0), rtol=1e-12
+        )
     ratio = add.truncated_laplace_amplitude(eps, dlt, sensitivity) / add.analytic_gaussian_sigma(eps, dlt, sensitivity)
-    np.testing.assert_allclose(ratio, add.truncated_laplace_amplitude(eps, dlt) / add.analytic_gaussian_sigma(eps, dlt), rtol=1e-12)
+    np.testing.assert_allclose(
+        ratio, add.truncated_laplace_amplitude(eps, dlt) / add.analytic_gaussian_sigma(eps, dlt), rtol=1e-12
+    )
     lp = optimal_noise_lower_bound(1.0, 1e-2, 4, "power", sensitivity=sensitivity).value
     assert lp == pytest.approx(sensitivity**2 * optimal_noise_lower_bound(1.0, 1e-2, 4, "power").value, rel=1e-7)
 
@@ -516,13 +610,17 @@ def test_14_figure_and_table_frames():
     tl_density = density[density.mechanism == "truncated_laplace"]
     assert tl_density.density.max() == pytest.approx(0.529099, abs=1e-6)
     notes = tl.figure1_annotations().set_index("quantity").value
-    assert notes["bound"] == pytest.approx(2.900477, abs=1e-6) and notes["delta_region_mass"] == pytest.approx(0.05, rel=1e-12)
+    assert notes["bound"] == pytest.approx(2.900477, abs=1e-6) and notes["delta_region_mass"] == pytest.approx(
+        0.05, rel=1e-12
+    )
     assert notes["analytic_gaussian_sigma"] == pytest.approx(1.332778, abs=1e-6)
 
-    for frame, column in ((tl.figure2_amplitude_ratio(np.logspace(-2, 1, 31)), "amplitude_ratio"),
-                          (tl.figure3_power_ratio(np.logspace(-2, 1, 31)), "power_ratio"),
-                          (tl.figure2_amplitude_ratio_heatmap(n_epsilon=20, n_delta=15), "amplitude_ratio"),
-                          (tl.figure3_power_ratio_heatmap(n_epsilon=20, n_delta=15), "power_ratio")):
+    for frame, column in (
+        (tl.figure2_amplitude_ratio(np.logspace(-2, 1, 31)), "amplitude_ratio"),
+        (tl.figure3_power_ratio(np.logspace(-2, 1, 31)), "power_ratio"),
+        (tl.figure2_amplitude_ratio_heatmap(n_epsilon=20, n_delta=15), "amplitude_ratio"),
+        (tl.figure3_power_ratio_heatmap(n_epsilon=20, n_delta=15), "power_ratio"),
+    ):
         assert finite(frame)
         assert np.all(frame.loc[frame.delta <= 0.1, column] < 1)
     assert len(tl.figure2_amplitude_ratio()) == 6 * 301
@@ -532,10 +630,18 @@ def test_14_figure_and_table_frames():
     lp = tl.lp_optimum(epsilons=(1.0, 2.0), resolutions=(4, 8))
     assert finite(lp)
     richardson = lp[(lp.estimate == "lp_richardson") & (lp.cost == "amplitude")].set_index("epsilon").value
-    assert richardson[1.0] == pytest.approx(richardson_extrapolation(
-        *lp[(lp.estimate == "lp") & (lp.cost == "amplitude") & (lp.epsilon == 1.0)].value.to_numpy()))
-    mc = tl.monte_carlo_moments(np.random.default_rng(3), points=[(1.0, 1e-6)], n_samples=10_000,
-                                library_points=[(1.0, 1e-6)], library_samples=500)
+    assert richardson[1.0] == pytest.approx(
+        richardson_extrapolation(
+            *lp[(lp.estimate == "lp") & (lp.cost == "amplitude") & (lp.epsilon == 1.0)].value.to_numpy()
+        )
+    )
+    mc = tl.monte_carlo_moments(
+        np.random.default_rng(3),
+        points=[(1.0, 1e-6)],
+        n_samples=10_000,
+        library_points=[(1.0, 1e-6)],
+        library_samples=500,
+    )
     assert finite(mc) and np.all(mc.max_abs_sample <= mc.bound) and np.all(np.abs(mc.z_score) < 5)
     audit = tl.privacy_audit(points=[(0.5, 0.2)], n_points=200_000)
     assert finite(audit) and np.max(np.abs(audit.error_over_delta)) < 1e-3
@@ -548,11 +654,22 @@ def test_14_figure_and_table_frames():
     limit = tl.small_epsilon_limit(np.array([1e-6, 1e-5, 1.0]))
     assert finite(limit)
     row = limit[limit.epsilon == 1e-5].iloc[0]
-    assert row.amplitude_ratio == pytest.approx(0.78555, abs=2e-5) and row.power_ratio == pytest.approx(0.52382, abs=2e-5)
+    assert row.amplitude_ratio == pytest.approx(0.78555, abs=2e-5) and row.power_ratio == pytest.approx(
+        0.52382, abs=2e-5
+    )
     assert abs(limit.amplitude_ratio.iloc[0] - limit.amplitude_ratio_limit.iloc[0]) < 2e-4
 
 
 def test_14_library_cross_check_table_columns():
     table = tl.library_cross_check([(1.0, 1e-6)])
-    assert list(table.columns) == ["epsilon", "delta", "library", "function", "quantity", "ours", "library_value", "relative_difference"]
+    assert list(table.columns) == [
+        "epsilon",
+        "delta",
+        "library",
+        "function",
+        "quantity",
+        "ours",
+        "library_value",
+        "relative_difference",
+    ]
     assert set(table.library) == {"dp-accounting", "autodp", "diffprivlib", "opendp"}

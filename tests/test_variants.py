@@ -16,10 +16,19 @@ TARGET = "permute_and_flip/tv_convergence.png"
 
 def planned_png(*arguments: str) -> str:
     """The tv_convergence PNG path a dry run of its rule plans, under the given arguments."""
-    result = subprocess.run([SNAKEMAKE, "-n", "--verbose", "pf_tv_convergence", "--forcerun", "pf_tv_convergence",
-                             *arguments], cwd=REPO, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [SNAKEMAKE, "-n", "--verbose", "pf_tv_convergence", "--forcerun", "pf_tv_convergence", *arguments],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
-    paths = {word.rstrip(":,") for word in result.stdout.split() + result.stderr.split() if word.endswith(".png") or word.endswith(".png:")}
+    paths = {
+        word.rstrip(":,")
+        for word in result.stdout.split() + result.stderr.split()
+        if word.endswith(".png") or word.endswith(".png:")
+    }
     paths = {p for p in paths if p.endswith(TARGET)}
     assert len(paths) == 1, paths
     return paths.pop()
@@ -34,9 +43,11 @@ def test_merge_and_types():
 def test_variant_names():
     profile = {"profile": "default", "seed": 1, "data": {"mirror": None}, "variant": "", "p": {"e": 1}}
     assert variant_name(profile, profile) == ""
-    assert variant_name({**profile, "data": {"mirror": "/elsewhere"}}, profile) == ""   # where, not what
+    assert variant_name({**profile, "data": {"mirror": "/elsewhere"}}, profile) == ""  # where, not what
     changed = {**profile, "p": {"e": 2}}
-    assert variant_name(changed, profile).startswith("default-") and variant_name(changed, profile) == variant_name(changed, profile)
+    assert variant_name(changed, profile).startswith("default-") and variant_name(changed, profile) == variant_name(
+        changed, profile
+    )
     assert variant_name({**changed, "variant": "mine"}, profile) == "mine"
     for bad in ("quick", "../up", "a b"):
         with pytest.raises(ValueError, match="config key 'variant'"):
@@ -54,7 +65,12 @@ def test_changed_parameters_never_write_into_figures(tmp_path):
     configfile = tmp_path / "my.yaml"
     configfile.write_text("permute_and_flip: {tv_convergence: {epsilon: 2}}\n")
     from_file = planned_png("--configfile", str(configfile))
-    assert nested == from_file and nested.startswith("results/default-")      # same config, same tree
-    assert planned_png("--config", "seed=5").startswith("results/default-") and planned_png("--config", "seed=5") != nested
-    assert planned_png("--config", "variant=eps2", "permute_and_flip={tv_convergence: {epsilon: 2}}") == f"results/eps2/figures/{TARGET}"
+    assert nested == from_file and nested.startswith("results/default-")  # same config, same tree
+    assert (
+        planned_png("--config", "seed=5").startswith("results/default-") and planned_png("--config", "seed=5") != nested
+    )
+    assert (
+        planned_png("--config", "variant=eps2", "permute_and_flip={tv_convergence: {epsilon: 2}}")
+        == f"results/eps2/figures/{TARGET}"
+    )
     assert planned_png("--profile", "profiles/quick", "--config", "seed=3").startswith("results/quick-")

@@ -10,8 +10,9 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake", "--directory", str(REPO), "--sna
 
 
 def jobs(*args):
-    result = subprocess.run([*SNAKEMAKE, "-n", "--forceall", *args, "--config", "profile=quick"],
-                            cwd=REPO, capture_output=True, text=True)
+    result = subprocess.run(
+        [*SNAKEMAKE, "-n", "--forceall", *args, "--config", "profile=quick"], cwd=REPO, capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     table = result.stdout.split("Job stats:")[1]
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M)}

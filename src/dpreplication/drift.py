@@ -49,11 +49,14 @@ def compare_tables(name: str, reference: pd.DataFrame, produced: pd.DataFrame, r
                 worst = int(np.argmax(np.where(close, 0, np.abs(b - a))))
                 problems.append(
                     f"{name}: column {column!r} drifted in {int((~close).sum())} rows beyond rtol={rtol:g}, "
-                    f"atol={atol:g} (row {worst}: reference {a[worst]!r}, now {b[worst]!r})")
+                    f"atol={atol:g} (row {worst}: reference {a[worst]!r}, now {b[worst]!r})"
+                )
         elif not ref.astype(str).equals(new.astype(str)):
             worst = int(np.flatnonzero(ref.astype(str).to_numpy() != new.astype(str).to_numpy())[0])
-            problems.append(f"{name}: column {column!r} changed (row {worst}: reference {ref.iloc[worst]!r}, "
-                            f"now {new.iloc[worst]!r})")
+            problems.append(
+                f"{name}: column {column!r} changed (row {worst}: reference {ref.iloc[worst]!r}, "
+                f"now {new.iloc[worst]!r})"
+            )
     return problems
 
 
@@ -84,9 +87,13 @@ def check(produced_dir: Path, reference_dir: Path) -> list[str]:
             problems.append(f"{name}: {produced} was not regenerated")
         elif reference.suffix == ".csv":
             tol = {**tolerances["default"], **tolerances["tables"].get(name, {})}
-            problems += compare_tables(name, pd.read_csv(reference, keep_default_na=False, na_values=[""]),
-                                       pd.read_csv(produced, keep_default_na=False, na_values=[""]),
-                                       float(tol["rtol"]), float(tol["atol"]))
+            problems += compare_tables(
+                name,
+                pd.read_csv(reference, keep_default_na=False, na_values=[""]),
+                pd.read_csv(produced, keep_default_na=False, na_values=[""]),
+                float(tol["rtol"]),
+                float(tol["atol"]),
+            )
         else:
             problems += compare_images(name, reference, produced, float(tolerances["png_rms"]))
     return problems

@@ -58,19 +58,28 @@ def installed_mismatches(pins: dict[str, str]) -> list[str]:
 
 
 def write_environment(lock: str | Path = "requirements.lock", target: str | Path = "environment.yml") -> None:
-    lines = [line.strip() for line in Path(lock).read_text().splitlines()
-             if line.strip() and not line.startswith("#")]
-    body = ["name: dpreplication", "channels:", "  - conda-forge", "dependencies:", "  - python=3.11", "  - pip",
-            "  - pip:"] + [f"      - {pin}" for pin in lines]
+    lines = [line.strip() for line in Path(lock).read_text().splitlines() if line.strip() and not line.startswith("#")]
+    body = [
+        "name: dpreplication",
+        "channels:",
+        "  - conda-forge",
+        "dependencies:",
+        "  - python=3.11",
+        "  - pip",
+        "  - pip:",
+    ] + [f"      - {pin}" for pin in lines]
     Path(target).write_text("\n".join(HEADER + body) + "\n")
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m dpreplication.environment",
-        description="Rewrite the conda environment file from the pip lock file (run by `make lock`).")
+        description="Rewrite the conda environment file from the pip lock file (run by `make lock`).",
+    )
     parser.add_argument("lock", nargs="?", default="requirements.lock", help="pip lock file (default: %(default)s)")
-    parser.add_argument("target", nargs="?", default="environment.yml", help="conda file to write (default: %(default)s)")
+    parser.add_argument(
+        "target", nargs="?", default="environment.yml", help="conda file to write (default: %(default)s)"
+    )
     arguments = parser.parse_args(argv)
     write_environment(arguments.lock, arguments.target)
     return 0

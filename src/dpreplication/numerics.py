@@ -11,7 +11,6 @@ from functools import lru_cache
 
 import numpy as np
 
-
 EIGENVALUE_NODES = 4096
 """Largest rule computed by numpy's ``leggauss``; larger rules use :func:`_legendre_newton`."""
 
@@ -60,8 +59,8 @@ def _legendre_newton(n: int, iterations: int = 20) -> tuple[np.ndarray, np.ndarr
         raise RuntimeError(f"Gauss–Legendre nodes for n = {n} did not converge")
     weights = 2.0 / ((1.0 - x * x) * derivative * derivative)
     if n % 2:
-        x[-1] = 0.0                                   # the middle node of an odd rule
-    nodes = np.concatenate([-x, x[: n // 2][::-1]])   # ascending: −x is increasing
+        x[-1] = 0.0  # the middle node of an odd rule
+    nodes = np.concatenate([-x, x[: n // 2][::-1]])  # ascending: −x is increasing
     return nodes, np.concatenate([weights, weights[: n // 2][::-1]])
 
 

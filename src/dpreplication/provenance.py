@@ -55,7 +55,9 @@ def source_tree_hash(root: str | Path = ".") -> str:
         for file in files:
             if "__pycache__" in file.parts or file.suffix == ".pyc":
                 continue
-            digest.update(f"{file.relative_to(root).as_posix()}\0{hashlib.sha256(file.read_bytes()).hexdigest()}\n".encode())
+            digest.update(
+                f"{file.relative_to(root).as_posix()}\0{hashlib.sha256(file.read_bytes()).hexdigest()}\n".encode()
+            )
     return digest.hexdigest()
 
 
@@ -90,8 +92,12 @@ def write_sidecar(path: str | Path, *, settings, seed: int | None, profile: str,
     return path
 
 
-def write_table(frame: pd.DataFrame, csv_path: str | Path, markdown_path: str | Path | None = None,
-                latex_path: str | Path | None = None) -> None:
+def write_table(
+    frame: pd.DataFrame,
+    csv_path: str | Path,
+    markdown_path: str | Path | None = None,
+    latex_path: str | Path | None = None,
+) -> None:
     """Write a tidy table as CSV (full float precision) and optionally as Markdown and LaTeX (6 significant digits)."""
     frame.to_csv(csv_path, index=False)
     if markdown_path is not None:

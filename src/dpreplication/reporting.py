@@ -22,12 +22,12 @@ from dpreplication.scorecard.pages import tally
 
 PAPERS = {
     "permute_and_flip": "Ding et al. 2021, Permute-and-flip is identical to report-noisy-max with exponential noise "
-                        "(with McKenna & Sheldon 2020's utility study)",
+    "(with McKenna & Sheldon 2020's utility study)",
     "truncated_laplace": "Geng, Ding, Guo & Kumar 2020, Tight analysis of privacy and utility tradeoff in approximate "
-                         "differential privacy (the truncated Laplacian mechanism)",
+    "differential privacy (the truncated Laplacian mechanism)",
     "darrm": "Jiang, Zhang & Joshi 2024, Optimized tradeoffs for private prediction with majority ensembling (DaRRM)",
     "privgene": "Zhang, Xiao, Yang, Zhang & Winslett 2013, PrivGene: differentially private model fitting using "
-                "genetic algorithms",
+    "genetic algorithms",
 }
 TABLE_ROWS = 40
 """Rows of a table shown in the report; the CSV beside it has all of them."""
@@ -77,8 +77,11 @@ def frame_html(frame: pd.DataFrame, rows: int | None = None, status_column: str 
             text = f"{value:.6g}" if isinstance(value, float) else str(value)
             cells.append(f"<td>{_status(text) if column == status_column else html.escape(text)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    more = "" if rows is None or len(frame) <= rows else \
-        f'<p class="meta">First {rows} of {len(frame)} rows; the CSV has all of them.</p>'
+    more = (
+        ""
+        if rows is None or len(frame) <= rows
+        else f'<p class="meta">First {rows} of {len(frame)} rows; the CSV has all of them.</p>'
+    )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}"
 
 
@@ -89,9 +92,11 @@ def parameters_html(sidecar: Path | None) -> str:
     record = json.loads(sidecar.read_text())
     dirty = {True: " (source tree modified)", False: "", None: ""}[record.get("dirty")]
     settings = json.dumps(record.get("settings"), indent=1, sort_keys=True, default=str)
-    return (f'<details><summary class="meta">Parameters used: profile {html.escape(str(record.get("profile")))}, '
-            f'seed {html.escape(str(record.get("seed")))}, commit {html.escape(str(record.get("commit", ""))[:12])}'
-            f'{dirty}</summary><pre>{html.escape(settings)}</pre></details>')
+    return (
+        f'<details><summary class="meta">Parameters used: profile {html.escape(str(record.get("profile")))}, '
+        f'seed {html.escape(str(record.get("seed")))}, commit {html.escape(str(record.get("commit", ""))[:12])}'
+        f'{dirty}</summary><pre>{html.escape(settings)}</pre></details>'
+    )
 
 
 def item_html(item: ReportItem) -> str:
@@ -101,9 +106,11 @@ def item_html(item: ReportItem) -> str:
         shown = f'<img alt="{html.escape(item.name)}" src="data:image/png;base64,{data}">'
     else:
         shown = frame_html(pd.read_csv(item.path), TABLE_ROWS)
-    return (f'<figure id="{html.escape(item.paper)}-{html.escape(item.name)}">{shown}'
-            f'<figcaption><p><strong>{html.escape(item.name)}</strong> — {caption}</p>'
-            f'{parameters_html(item.sidecar)}</figcaption></figure>')
+    return (
+        f'<figure id="{html.escape(item.paper)}-{html.escape(item.name)}">{shown}'
+        f'<figcaption><p><strong>{html.escape(item.name)}</strong> — {caption}</p>'
+        f'{parameters_html(item.sidecar)}</figcaption></figure>'
+    )
 
 
 def scorecard_html(scorecard: pd.DataFrame) -> str:
@@ -115,8 +122,10 @@ def scorecard_html(scorecard: pd.DataFrame) -> str:
         claims = claims.assign(_order=claims["status"].map(order)).sort_values("_order", kind="stable")
         shown = claims[["id", "kind", "status", "claim", "expected", "reproduced", "reason"]]
         open_count = int((claims["status"] != "pass").sum())
-        parts.append(f"<details><summary>{html.escape(paper)}: {len(claims)} claims, {open_count} not a pass"
-                     f"</summary>{frame_html(shown, status_column='status')}</details>")
+        parts.append(
+            f"<details><summary>{html.escape(paper)}: {len(claims)} claims, {open_count} not a pass"
+            f"</summary>{frame_html(shown, status_column='status')}</details>"
+        )
     return "".join(parts)
 
 

@@ -18,12 +18,17 @@ from dpreplication.provenance import write_sidecar, write_table
 
 def start(snakemake) -> logging.Logger:
     """Send this job's log records (and warnings) to its ``log:`` file."""
-    handlers = [logging.FileHandler(snakemake.log[0], mode="w")] if snakemake.log else [logging.StreamHandler(sys.stderr)]
-    logging.basicConfig(level=logging.INFO, handlers=handlers, force=True,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    handlers = (
+        [logging.FileHandler(snakemake.log[0], mode="w")] if snakemake.log else [logging.StreamHandler(sys.stderr)]
+    )
+    logging.basicConfig(
+        level=logging.INFO, handlers=handlers, force=True, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     logging.captureWarnings(True)
     logger = logging.getLogger(snakemake.rule)
-    logger.info("settings: %s", dict(snakemake.params.items()) if hasattr(snakemake.params, "items") else snakemake.params)
+    logger.info(
+        "settings: %s", dict(snakemake.params.items()) if hasattr(snakemake.params, "items") else snakemake.params
+    )
     return logger
 
 
@@ -36,6 +41,12 @@ def publish(snakemake, data: pd.DataFrame, figure=None, *, prefix: str = "") -> 
     if figure is not None:
         written.append(save_png(figure, output[f"{prefix}png"]))
     written += [output[f"{prefix}{kind}"] for kind in ("md", "tex") if f"{prefix}{kind}" in output.keys()]
-    write_sidecar(output[f"{prefix}json"], settings=snakemake.params.get("settings"), seed=snakemake.params.get("seed"),
-                  profile=snakemake.config["profile"], variant=snakemake.config.get("variant", ""), outputs=written)
+    write_sidecar(
+        output[f"{prefix}json"],
+        settings=snakemake.params.get("settings"),
+        seed=snakemake.params.get("seed"),
+        profile=snakemake.config["profile"],
+        variant=snakemake.config.get("variant", ""),
+        outputs=written,
+    )
     logging.getLogger(snakemake.rule).info("wrote %s", ", ".join(str(Path(w)) for w in written))

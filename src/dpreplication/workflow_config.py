@@ -49,10 +49,12 @@ def typed_value(value):
 
 def typed_overrides(overrides) -> dict:
     """``--config`` overrides with every nested string leaf given its YAML type."""
+
     def convert(value):
         if isinstance(value, dict) or hasattr(value, "items"):
             return {k: convert(v) for k, v in value.items()}
         return typed_value(value)
+
     return {key: convert(value) if hasattr(value, "items") else value for key, value in dict(overrides).items()}
 
 
@@ -68,8 +70,9 @@ def variant_name(config: dict, profile_config: dict) -> str:
     named = str(config.get("variant") or "")
     if named:
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", named) or named in ("quick", "default", "paper"):
-            raise ValueError(f"config key 'variant': {named!r} must be a plain name (letters, digits, _ . -) "
-                             "other than a profile's")
+            raise ValueError(
+                f"config key 'variant': {named!r} must be a plain name (letters, digits, _ . -) other than a profile's"
+            )
         return named
     if configuration_hash(config) == configuration_hash(profile_config):
         return ""

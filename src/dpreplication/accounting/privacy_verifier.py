@@ -90,7 +90,13 @@ def signed_gamma_sums(gamma, K: int, epsilon: float, Delta: float = 0.0) -> tupl
 
 
 def verify_privacy(
-    gamma, K: int, m: float, epsilon: float, Delta: float = 0.0, delta: float = 0.0, tolerance: float = 1e-12,
+    gamma,
+    K: int,
+    m: float,
+    epsilon: float,
+    Delta: float = 0.0,
+    delta: float = 0.0,
+    tolerance: float = 1e-12,
 ) -> PrivacyReport:
     """Exact worst privacy cost of DaRRM_γ against the target ``(mε, δ)`` (any γ, both outputs).
 
@@ -115,16 +121,30 @@ def verify_privacy(
     counts = family.counts(np.array([row]))[0]
     labels = VERTEX_LABELS[: len(family.vertices)]
     return PrivacyReport(
-        K=K, m=float(m), epsilon=float(epsilon), Delta=float(Delta), delta=float(delta), budget=budget,
-        worst_cost=worst, violation=worst - budget, worst_output=output,
+        K=K,
+        m=float(m),
+        epsilon=float(epsilon),
+        Delta=float(Delta),
+        delta=float(delta),
+        budget=budget,
+        worst_cost=worst,
+        violation=worst - budget,
+        worst_output=output,
         worst_counts={label: int(n) for label, n in zip(labels, counts) if n},
-        n_multisets=family.n_rows, tolerance=tolerance,
+        n_multisets=family.n_rows,
+        tolerance=tolerance,
     )
 
 
 def effective_budget(
-    gamma, K: int, epsilon: float, Delta: float = 0.0, delta: float = 0.0, m_max: float | None = None,
-    tolerance: float = 1e-12, resolution: float = 1e-9,
+    gamma,
+    K: int,
+    epsilon: float,
+    Delta: float = 0.0,
+    delta: float = 0.0,
+    m_max: float | None = None,
+    tolerance: float = 1e-12,
+    resolution: float = 1e-9,
 ) -> float:
     """Smallest real ``m`` for which DaRRM_γ is ``(mε, δ)``-DP (spec §7, "effective budget").
 
@@ -170,14 +190,23 @@ def probability_gaps(gamma, p, p_prime, m: float, epsilon: float, delta: float) 
     one = darrm_probability_one(gamma, poisson_binomial_pmf(p))
     one_prime = darrm_probability_one(gamma, poisson_binomial_pmf(p_prime))
     e = np.exp(m * epsilon)
-    gaps = np.stack([one - e * one_prime, (1 - one) - e * (1 - one_prime),
-                     one_prime - e * one, (1 - one_prime) - e * (1 - one)])
+    gaps = np.stack(
+        [one - e * one_prime, (1 - one) - e * (1 - one_prime), one_prime - e * one, (1 - one_prime) - e * (1 - one)]
+    )
     return gaps.max(axis=0) - delta
 
 
 def brute_force_privacy_check(
-    gamma, K: int, m: float, epsilon: float, Delta: float, delta: float, n_points: int,
-    rng: np.random.Generator, near_vertex_fraction: float = 0.5, batch: int = 20_000,
+    gamma,
+    K: int,
+    m: float,
+    epsilon: float,
+    Delta: float,
+    delta: float,
+    n_points: int,
+    rng: np.random.Generator,
+    near_vertex_fraction: float = 0.5,
+    batch: int = 20_000,
 ) -> BruteForceReport:
     """DP inequalities of DaRRM_γ at ``n_points`` random ``(p, p') ∈ F^K`` (uniform and near-vertex
     draws, :func:`dpreplication.mechanisms.majority.sample_feasible_pairs`). Never exceeds the
@@ -192,8 +221,9 @@ def brute_force_privacy_check(
     return BruteForceReport(2.0 * best, best, n_points, best_p, best_q)
 
 
-def verify_privacy_all_vertex_tuples(gamma, K: int, m: float, epsilon: float, Delta: float = 0.0,
-                                     delta: float = 0.0) -> float:
+def verify_privacy_all_vertex_tuples(
+    gamma, K: int, m: float, epsilon: float, Delta: float = 0.0, delta: float = 0.0
+) -> float:
     """Violation (``f`` units) maximised over all ``V^K`` *ordered* vertex tuples (small K only):
     a check of the multiset reduction that uses neither vertex counts nor ``f``."""
     vertices = feasible_region_vertices(epsilon, Delta)
@@ -204,8 +234,9 @@ def verify_privacy_all_vertex_tuples(gamma, K: int, m: float, epsilon: float, De
     return 2.0 * float(probability_gaps(gamma, points[..., 0], points[..., 1], m, epsilon, delta).max())
 
 
-def iid_privacy_violation(gamma, K: int, m: float, epsilon: float, Delta: float = 0.0, delta: float = 0.0,
-                          n_grid: int = 201) -> float:
+def iid_privacy_violation(
+    gamma, K: int, m: float, epsilon: float, Delta: float = 0.0, delta: float = 0.0, n_grid: int = 201
+) -> float:
     """Violation (``f`` units) over a ``n_grid × n_grid`` grid of F with all mechanisms identical
     (``p_i = p``, ``p'_i = p'``; Theorem 4.1's setting). The grid includes the boundary of F."""
     p = np.linspace(0.0, 1.0, n_grid)
@@ -219,6 +250,7 @@ def iid_privacy_violation(gamma, K: int, m: float, epsilon: float, Delta: float 
     one = darrm_probability_one(gamma, alpha)
     one_prime = darrm_probability_one(gamma, alpha_prime)
     e = np.exp(m * epsilon)
-    gaps = np.maximum.reduce([one - e * one_prime, (1 - one) - e * (1 - one_prime),
-                              one_prime - e * one, (1 - one_prime) - e * (1 - one)])
+    gaps = np.maximum.reduce(
+        [one - e * one_prime, (1 - one) - e * (1 - one_prime), one_prime - e * one, (1 - one_prime) - e * (1 - one)]
+    )
     return 2.0 * float((gaps - delta).max())

@@ -38,12 +38,18 @@ def sampled_gaussian_rdp(sample_rate: float, noise_multiplier: float, steps: int
         raise ValueError(f"need 0 < q ≤ 1 and σ > 0, got q={sample_rate}, σ={noise_multiplier}")
     q, sigma = float(sample_rate), float(noise_multiplier)
     if q == 1.0:
-        return steps * orders / (2.0 * sigma ** 2)
+        return steps * orders / (2.0 * sigma**2)
     alpha = orders.astype(float)[:, None]
     k = np.arange(int(orders.max()) + 1, dtype=float)[None, :]
     valid = k <= alpha
-    log_terms = (special.gammaln(alpha + 1) - special.gammaln(k + 1) - special.gammaln(np.maximum(alpha - k, 0) + 1)
-                 + np.where(valid, alpha - k, 0.0) * np.log1p(-q) + k * np.log(q) + (k * k - k) / (2.0 * sigma ** 2))
+    log_terms = (
+        special.gammaln(alpha + 1)
+        - special.gammaln(k + 1)
+        - special.gammaln(np.maximum(alpha - k, 0) + 1)
+        + np.where(valid, alpha - k, 0.0) * np.log1p(-q)
+        + k * np.log(q)
+        + (k * k - k) / (2.0 * sigma**2)
+    )
     log_a = special.logsumexp(np.where(valid, log_terms, -np.inf), axis=1)
     return steps * log_a / (orders - 1.0)
 
@@ -60,8 +66,9 @@ def rdp_to_epsilon(rdp, orders, delta: float) -> tuple[float, float]:
     return float(epsilon[best]), float(orders[best])
 
 
-def dp_sgd_epsilon(noise_multiplier: float, sample_rate: float, steps: int, delta: float,
-                   orders=DEFAULT_ORDERS) -> float:
+def dp_sgd_epsilon(
+    noise_multiplier: float, sample_rate: float, steps: int, delta: float, orders=DEFAULT_ORDERS
+) -> float:
     """ε of ``steps`` DP-SGD steps (Poisson rate ``q``, noise multiplier ``σ``) at ``δ``.
 
     Examples
@@ -75,8 +82,14 @@ def dp_sgd_epsilon(noise_multiplier: float, sample_rate: float, steps: int, delt
     return rdp_to_epsilon(sampled_gaussian_rdp(sample_rate, noise_multiplier, steps, orders), orders, delta)[0]
 
 
-def calibrate_steps(target_epsilon: float, delta: float, noise_multiplier: float, sample_rate: float,
-                    orders=DEFAULT_ORDERS, max_steps: int = 1_000_000) -> int:
+def calibrate_steps(
+    target_epsilon: float,
+    delta: float,
+    noise_multiplier: float,
+    sample_rate: float,
+    orders=DEFAULT_ORDERS,
+    max_steps: int = 1_000_000,
+) -> int:
     """The largest number of DP-SGD steps whose ε at ``δ`` is at most ``target_epsilon``.
 
     ε grows with the number of steps, so a bisection on ``T`` finds it exactly."""
@@ -109,7 +122,9 @@ class GNMaxCalibration:
     min_order: float
 
 
-def gnmax_noise_scale(epsilon: float, delta: float, max_order: float = 500.0, order_offset: float = 4.0) -> GNMaxCalibration:
+def gnmax_noise_scale(
+    epsilon: float, delta: float, max_order: float = 500.0, order_offset: float = 4.0
+) -> GNMaxCalibration:
     """Smallest σ with ``λ/σ² + log(1/δ)/(λ − 1) ≤ ε`` over ``λ = λ_min + j < max_order``.
 
     ``λ_min = log(1/δ)/ε + order_offset`` (the authors use ``+ 1 + 3``; spec §3). Every λ of
@@ -129,16 +144,19 @@ def gnmax_noise_scale(epsilon: float, delta: float, max_order: float = 500.0, or
         raise ValueError(f"λ_min = {min_order:.1f} is not below the largest order {max_order}")
     variance = orders / (epsilon - log_inverse_delta / (orders - 1.0))
     best = int(np.argmin(variance))
-    return GNMaxCalibration(float(epsilon), float(delta), float(np.sqrt(variance[best])), float(orders[best]),
-                            float(min_order))
+    return GNMaxCalibration(
+        float(epsilon), float(delta), float(np.sqrt(variance[best])), float(orders[best]), float(min_order)
+    )
 
 
 def gnmax_epsilon(sigma: float, delta: float, order: float) -> float:
     """``ε = λ/σ² + log(1/δ)/(λ − 1)``: GNMax's data-independent guarantee at order λ."""
-    return float(order / sigma ** 2 + np.log(1.0 / delta) / (order - 1.0))
+    return float(order / sigma**2 + np.log(1.0 / delta) / (order - 1.0))
 
 
-def opacus_epsilon(noise_multiplier: float, sample_rate: float, steps: int, delta: float, accountant: str = "prv") -> float:
+def opacus_epsilon(
+    noise_multiplier: float, sample_rate: float, steps: int, delta: float, accountant: str = "prv"
+) -> float:
     """ε that an Opacus accountant (``"prv"``, Opacus' default and the authors' [I], or ``"rdp"``)
     reports for ``steps`` DP-SGD steps; for comparison with :func:`dp_sgd_epsilon` only."""
     import warnings

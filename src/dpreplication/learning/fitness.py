@@ -66,7 +66,7 @@ class LinearFitness:
         self.labels = np.asarray(labels, dtype=float)
         self.tuple_bound = float(tuple_bound)
         self.dimension = self.design.shape[1]
-        self.size = self.design.shape[0]   # n, public under replace-one neighbours
+        self.size = self.design.shape[0]  # n, public under replace-one neighbours
 
     def delta1(self, candidates: np.ndarray) -> float:
         """``Δ1 = 2·b·max_ω (‖ω‖₁ + 1)`` with ``b`` = 1 (LR, Eq. 11) or ``C`` (SVM, Eq. 15)."""
@@ -190,10 +190,10 @@ class KMeansFitness:
         total = np.zeros(len(candidates))
         step = max(1, self.max_cells // len(stacked))
         for start in range(0, self.points.shape[0], step):
-            cross = self.points[start:start + step] @ transposed
+            cross = self.points[start : start + step] @ transposed
             cross *= -2.0
             cross += centre_norms
-            cross += self.squared_norms[start:start + step, None]
+            cross += self.squared_norms[start : start + step, None]
             nearest = cross.reshape(len(cross), len(candidates), self.k).min(axis=2)
             total -= np.maximum(nearest, 0.0).sum(axis=0)
         return total

@@ -54,7 +54,9 @@ def perturb_coefficients(
     return 0.5 * (noisy_quadratic + noisy_quadratic.T), noisy_linear
 
 
-def quadratic_minimiser(quadratic: np.ndarray, linear: np.ndarray, eigenvalue_floor: float = EIGENVALUE_FLOOR) -> np.ndarray:
+def quadratic_minimiser(
+    quadratic: np.ndarray, linear: np.ndarray, eigenvalue_floor: float = EIGENVALUE_FLOOR
+) -> np.ndarray:
     """Minimiser of ``ωᵀMω + bᵀω`` on the span of the eigenvectors of ``M`` with ``λ > floor``.
 
     ``M = VΛVᵀ`` → ``ω = V_k(-½ Λ_k⁻¹ V_kᵀ b)`` (spec §3.3 spectral trimming); for a

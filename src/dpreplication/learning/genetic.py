@@ -30,7 +30,15 @@ import pandas as pd
 
 from dpreplication.mechanisms.enhanced_exponential import Dampening, Selector, dampening_factor, select
 
-TRACE_COLUMNS = ["iteration", "epsilon_spent", "mutation_scale", "delta1", "delta2", "delta_used", "selected_fitness_rank"]
+TRACE_COLUMNS = [
+    "iteration",
+    "epsilon_spent",
+    "mutation_scale",
+    "delta1",
+    "delta2",
+    "delta_used",
+    "selected_fitness_rank",
+]
 
 
 @dataclass(frozen=True)
@@ -45,14 +53,14 @@ class PrivGeneSettings:
     c: float = 1.25e-3
     dampening: Dampening = "eem"
     selector: Selector = "exponential_mechanism"
-    initial_scale: float = 0.05          # s₁ as a fraction of one coordinate's domain width [paper]
-    decay: float = 0.95                  # s_{i+1} = 0.95 s_i (spec §2.5: multiplicative reading)
+    initial_scale: float = 0.05  # s₁ as a fraction of one coordinate's domain width [paper]
+    decay: float = 0.95  # s_{i+1} = 0.95 s_i (spec §2.5: multiplicative reading)
     schedule: Literal["multiplicative", "additive"] = "multiplicative"
-    mutate_bias: bool = True             # [inferred] the bias is a mutable coordinate
-    clip: bool = True                    # [inferred] clip offspring to the domain
-    constant_classifiers: int = 10       # |Ω⁺| = |Ω⁻| (0 disables them, an ablation)
-    kmeans_mutation: Literal["centre", "coordinate"] = "centre"   # [inferred, Fig. 1]
-    distinct_parents: bool = True        # [inferred] two different parents when |Ω'| ≥ 2
+    mutate_bias: bool = True  # [inferred] the bias is a mutable coordinate
+    clip: bool = True  # [inferred] clip offspring to the domain
+    constant_classifiers: int = 10  # |Ω⁺| = |Ω⁻| (0 disables them, an ablation)
+    kmeans_mutation: Literal["centre", "coordinate"] = "centre"  # [inferred, Fig. 1]
+    distinct_parents: bool = True  # [inferred] two different parents when |Ω'| ≥ 2
 
     def __post_init__(self):
         if self.m < 2 or self.m % 2:
@@ -73,7 +81,7 @@ class PrivGeneResult:
     """The released vector and the per-iteration record (all of it ε-DP output or public)."""
 
     omega: np.ndarray
-    selected: np.ndarray                  # (r, d): the first vector selected at each iteration
+    selected: np.ndarray  # (r, d): the first vector selected at each iteration
     trace: pd.DataFrame = field(repr=False)
 
     @property
@@ -89,15 +97,16 @@ def iterations(c: float, n: int, epsilon: float, m_prime: int) -> int:
     return max(1, int(np.floor(c * n * epsilon / m_prime + 0.5)))
 
 
-def mutation_scales(first: float, count: int, decay: float = 0.95,
-                    schedule: Literal["multiplicative", "additive"] = "multiplicative") -> np.ndarray:
+def mutation_scales(
+    first: float, count: int, decay: float = 0.95, schedule: Literal["multiplicative", "additive"] = "multiplicative"
+) -> np.ndarray:
     """``s_i``, ``i = 1..count``: ``s₁·decay^{i-1}`` (default) or ``s₁·(1 - (1-decay)(i-1))``.
 
     The additive reading reaches 0 at i = 21 (spec §2.5), so it is floored at 0.
     """
     steps = np.arange(count)
     if schedule == "multiplicative":
-        return first * decay ** steps
+        return first * decay**steps
     if schedule == "additive":
         return np.maximum(first * (1.0 - (1.0 - decay) * steps), 0.0)
     raise ValueError(f"schedule must be 'multiplicative' or 'additive', got {schedule!r}")
@@ -114,13 +123,14 @@ def initial_candidates(fitness, settings: PrivGeneSettings, rng: np.random.Gener
     plus_minus = settings.constant_classifiers if fitness.bias else 0
     random = rng.uniform(-bound, bound, size=(settings.m - 2 * plus_minus, d))
     constant = np.zeros((2 * plus_minus, d))
-    magnitude = bound * (1.0 - rng.random(2 * plus_minus))        # in (0, bound]
+    magnitude = bound * (1.0 - rng.random(2 * plus_minus))  # in (0, bound]
     constant[:, -1] = np.concatenate([magnitude[:plus_minus], -magnitude[plus_minus:]])
     return np.vstack([random, constant])
 
 
-def offspring(parents: np.ndarray, count: int, scale: float, fitness, settings: PrivGeneSettings,
-              rng: np.random.Generator) -> np.ndarray:
+def offspring(
+    parents: np.ndarray, count: int, scale: float, fitness, settings: PrivGeneSettings, rng: np.random.Generator
+) -> np.ndarray:
     """``count`` children of the selected set ``parents`` (Algorithm 1, lines 5–9; spec §2.5).
 
     Pairs of parents, one-point crossover at a cut ``d' ∈ {1..blocks-1}`` (block = one
@@ -133,7 +143,7 @@ def offspring(parents: np.ndarray, count: int, scale: float, fitness, settings: 
     blocks = d // block
     one = rng.integers(len(parents), size=pairs)
     if len(parents) >= 2 and settings.distinct_parents:
-        other = (one + rng.integers(1, len(parents), size=pairs)) % len(parents)   # uniform over the others
+        other = (one + rng.integers(1, len(parents), size=pairs)) % len(parents)  # uniform over the others
     else:
         other = rng.integers(len(parents), size=pairs)
     first, second = parents[one], parents[other]
@@ -156,8 +166,9 @@ def offspring(parents: np.ndarray, count: int, scale: float, fitness, settings: 
     return children
 
 
-def privgene(fitness, epsilon: float, settings: PrivGeneSettings, rng: np.random.Generator,
-             n_iterations: int | None = None) -> PrivGeneResult:
+def privgene(
+    fitness, epsilon: float, settings: PrivGeneSettings, rng: np.random.Generator, n_iterations: int | None = None
+) -> PrivGeneResult:
     """Run PrivGene (Algorithm 1) on ``fitness`` (built from the training data) with budget ``ε``.
 
     ``n_iterations`` overrides ``r`` (Figs 6–7 run EM with EEM's r); by default

@@ -14,7 +14,7 @@ A solver that stops before its convergence test passes raises
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy import linalg, optimize, special
@@ -137,7 +137,10 @@ def lbfgs_minimise(objective, start: np.ndarray, gtol: float, max_iter: int, lab
     a run whose last line search stalled in rounding just short of ``gtol``.
     """
     result = optimize.minimize(
-        objective, np.asarray(start, dtype=float), jac=True, method="L-BFGS-B",
+        objective,
+        np.asarray(start, dtype=float),
+        jac=True,
+        method="L-BFGS-B",
         options={"maxiter": max_iter, "maxcor": 20, "maxls": 100, "ftol": 0.0, "gtol": gtol},
     )
     gradient_norm = float(np.max(np.abs(objective(result.x)[1])))
@@ -373,7 +376,11 @@ def _lloyd(T: np.ndarray, centres: np.ndarray, max_iter: int, max_cells: int) ->
 
 
 def lloyd_kmeans(
-    T: np.ndarray, k: int, rng: np.random.Generator, restarts: int = 10, max_iter: int = 300,
+    T: np.ndarray,
+    k: int,
+    rng: np.random.Generator,
+    restarts: int = 10,
+    max_iter: int = 300,
     max_cells: int = 1 << 22,
 ) -> np.ndarray:
     """Non-private k-means (spec §3.1): Lloyd from k-means++ seeds, best of ``restarts`` by intra-cluster variance.

@@ -85,8 +85,7 @@ def perturbed_erm_minimiser(
 
     def objective(f):
         value, slope = margin_loss(signed @ f)
-        return (value.sum() / n + 0.5 * ridge * f @ f + noise @ f / n,
-                signed.T @ slope / n + ridge * f + noise / n)
+        return (value.sum() / n + 0.5 * ridge * f @ f + noise @ f / n, signed.T @ slope / n + ridge * f + noise / n)
 
     return lbfgs_minimise(objective, np.zeros(signed.shape[1]), gtol, max_iter, f"PrivateERM ({loss})")
 

@@ -22,8 +22,9 @@ LIPSCHITZ = 1.0
 FEATURE_NORM = 1.0
 
 
-def private_svm_sensitivity(n: int, d: int, C: float = PRIVATE_SVM_C, lipschitz: float = LIPSCHITZ,
-                            feature_norm: float = FEATURE_NORM) -> float:
+def private_svm_sensitivity(
+    n: int, d: int, C: float = PRIVATE_SVM_C, lipschitz: float = LIPSCHITZ, feature_norm: float = FEATURE_NORM
+) -> float:
     """L1 sensitivity ``4·L·C·κ·√d/n`` of the regularised SVM weights (replace-one)."""
     return 4.0 * lipschitz * C * feature_norm * np.sqrt(d) / n
 
@@ -44,8 +45,9 @@ def fit_svm_weights(X: np.ndarray, y_pm: np.ndarray, C: float = PRIVATE_SVM_C, *
     return minimise_smoothed_hinge(features, y_pm, C / n, np.ones(d), **solver_options)
 
 
-def privatise_svm_weights(weights: np.ndarray, n: int, epsilon: float, rng: np.random.Generator,
-                          C: float = PRIVATE_SVM_C) -> np.ndarray:
+def privatise_svm_weights(
+    weights: np.ndarray, n: int, epsilon: float, rng: np.random.Generator, C: float = PRIVATE_SVM_C
+) -> np.ndarray:
     """Release ``w + Lap(λ)^d`` as ``ω = w̃/√d`` (bias last, so that ``ωᵀ[x,1] = w̃ᵀx̃``).
 
     Guarantee: ε-DP under replace-one neighbours when ``weights`` is the exact
@@ -56,8 +58,9 @@ def privatise_svm_weights(weights: np.ndarray, n: int, epsilon: float, rng: np.r
     return noisy / np.sqrt(d)
 
 
-def fit_private_svm(X: np.ndarray, y_pm: np.ndarray, epsilon: float, rng: np.random.Generator,
-                    C: float = PRIVATE_SVM_C) -> np.ndarray:
+def fit_private_svm(
+    X: np.ndarray, y_pm: np.ndarray, epsilon: float, rng: np.random.Generator, C: float = PRIVATE_SVM_C
+) -> np.ndarray:
     """PrivateSVM (spec §3.5): :func:`fit_svm_weights` then :func:`privatise_svm_weights`; ε-DP.
 
     Examples

@@ -10,7 +10,7 @@ Each (fold, method, ε, …) gets its own generator from :func:`dpreplication.se
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -30,7 +30,7 @@ def fold_indices(n: int, n_folds: int, rng: np.random.Generator) -> list[tuple[n
     if not 2 <= n_folds <= n:
         raise ValueError(f"need 2 ≤ n_folds ≤ n, got n_folds={n_folds}, n={n}")
     blocks = np.array_split(rng.permutation(n), n_folds)
-    return [(np.sort(np.concatenate(blocks[:i] + blocks[i + 1:])), np.sort(test)) for i, test in enumerate(blocks)]
+    return [(np.sort(np.concatenate(blocks[:i] + blocks[i + 1 :])), np.sort(test)) for i, test in enumerate(blocks)]
 
 
 def repetition_folds(n: int, n_folds: int, seed: int, paper: str, dataset: str, repetition: int):
@@ -53,10 +53,15 @@ def cross_validate(
     ``n_train`` and ``n_test`` are added. ``use_folds`` selects fold numbers (default all).
     """
     frames = []
-    for fold in (range(len(folds)) if use_folds is None else use_folds):
+    for fold in range(len(folds)) if use_folds is None else use_folds:
         train, test = folds[fold]
-        result = method(features[train], None if labels is None else labels[train],
-                        features[test], None if labels is None else labels[test], rng_for_fold(fold))
+        result = method(
+            features[train],
+            None if labels is None else labels[train],
+            features[test],
+            None if labels is None else labels[test],
+            rng_for_fold(fold),
+        )
         frame = pd.DataFrame([result]) if isinstance(result, dict) else result.reset_index(drop=True)
         frame.insert(0, "fold", fold)
         frame.insert(1, "n_train", len(train))
@@ -83,6 +88,11 @@ def mean_confidence_interval(values, confidence: float = 0.95) -> dict[str, floa
 
 def summarise(frame: pd.DataFrame, by: Sequence[str], value: str = "error", confidence: float = 0.95) -> pd.DataFrame:
     """Per group of ``by``: :func:`mean_confidence_interval` of ``value`` over runs (folds × repetitions)."""
-    rows = [{**dict(zip(by, key if isinstance(key, tuple) else (key,))), **mean_confidence_interval(group[value], confidence)}
-            for key, group in frame.groupby(list(by), sort=False)]
+    rows = [
+        {
+            **dict(zip(by, key if isinstance(key, tuple) else (key,))),
+            **mean_confidence_interval(group[value], confidence),
+        }
+        for key, group in frame.groupby(list(by), sort=False)
+    ]
     return pd.DataFrame(rows, columns=[*by, *SUMMARY_COLUMNS])

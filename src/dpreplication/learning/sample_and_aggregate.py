@@ -15,7 +15,7 @@ average by at most ``(hi - lo)/ℓ`` per coordinate: L1 sensitivity
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -59,21 +59,28 @@ def sort_centres(centres: np.ndarray) -> np.ndarray:
     return centres[np.lexsort(centres.T[::-1])]
 
 
-def kmeans_block_outputs(T: np.ndarray, blocks, k: int, rng: np.random.Generator, restarts: int = 10,
-                         max_iter: int = 300) -> np.ndarray:
+def kmeans_block_outputs(
+    T: np.ndarray, blocks, k: int, rng: np.random.Generator, restarts: int = 10, max_iter: int = 300
+) -> np.ndarray:
     """Per-block Lloyd k-means, centres sorted lexicographically and flattened: ``(ℓ, k·dim)``."""
     return block_outputs(blocks, lambda block: sort_centres(lloyd_kmeans(T[block], k, rng, restarts, max_iter)))
 
 
-def gupt_noise_scale(n_outputs: int, value_range: tuple[float, float], n_blocks: int, epsilon: float,
-                     eps_fraction: float = 1.0) -> float:
+def gupt_noise_scale(
+    n_outputs: int, value_range: tuple[float, float], n_blocks: int, epsilon: float, eps_fraction: float = 1.0
+) -> float:
     """Per-coordinate Laplace scale ``p·(hi - lo)/(ℓ·φ·ε)``; 0 for ``ε = ∞`` (no privacy)."""
     lo, hi = value_range
     return n_outputs * (hi - lo) / (n_blocks * eps_fraction * epsilon)
 
 
-def gupt_aggregate(outputs: np.ndarray, value_range: tuple[float, float], epsilon: float,
-                   rng: np.random.Generator, eps_fraction: float = 1.0) -> np.ndarray:
+def gupt_aggregate(
+    outputs: np.ndarray,
+    value_range: tuple[float, float],
+    epsilon: float,
+    rng: np.random.Generator,
+    eps_fraction: float = 1.0,
+) -> np.ndarray:
     """Clamp the ``(ℓ, p)`` block outputs to ``[lo, hi]``, average, add ``Lap(p·(hi-lo)/(ℓ·φ·ε))`` per coordinate.
 
     Guarantee: ``φ·ε``-DP (module docstring). ``ε = ∞`` returns the noiseless

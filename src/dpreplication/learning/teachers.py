@@ -38,8 +38,12 @@ class TeacherCNN(nn.Module):
     def __init__(self):
         super().__init__()
         self.features = nn.Sequential(
-            nn.Conv2d(1, 16, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(16, 32, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(1, 16, 5, padding=2),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 5, padding=2),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
         )
         self.classifier = nn.Linear(32 * 7 * 7, N_CLASSES)
 
@@ -84,20 +88,35 @@ def _seed(seed: int, device: torch.device) -> torch.Generator:
     return torch.Generator(device).manual_seed(seed + 1)
 
 
-def train_private(images: np.ndarray, labels: np.ndarray, steps: int, noise_multiplier: float, max_grad_norm: float,
-                  learning_rate: float, batch_size: int, seed: int, device: torch.device) -> tuple[nn.Module, TrainingRecord]:
+def train_private(
+    images: np.ndarray,
+    labels: np.ndarray,
+    steps: int,
+    noise_multiplier: float,
+    max_grad_norm: float,
+    learning_rate: float,
+    batch_size: int,
+    seed: int,
+    device: torch.device,
+) -> tuple[nn.Module, TrainingRecord]:
     """DP-SGD (Adam, cross-entropy) for exactly ``steps`` Poisson-sampled steps (module docstring)."""
     from opacus import PrivacyEngine
 
     noise_generator = _seed(seed, device)
     model = TeacherCNN().to(device)
     optimiser = torch.optim.Adam(model.parameters(), lr=learning_rate)
-    loader = DataLoader(TensorDataset(as_tensor_images(images), torch.from_numpy(labels.astype(np.int64))),
-                        batch_size=batch_size)
+    loader = DataLoader(
+        TensorDataset(as_tensor_images(images), torch.from_numpy(labels.astype(np.int64))), batch_size=batch_size
+    )
     engine = PrivacyEngine(accountant="rdp", secure_mode=False)
     model, optimiser, loader = engine.make_private(
-        module=model, optimizer=optimiser, data_loader=loader, noise_multiplier=noise_multiplier,
-        max_grad_norm=max_grad_norm, poisson_sampling=True, noise_generator=noise_generator,
+        module=model,
+        optimizer=optimiser,
+        data_loader=loader,
+        noise_multiplier=noise_multiplier,
+        max_grad_norm=max_grad_norm,
+        poisson_sampling=True,
+        noise_generator=noise_generator,
     )
     sample_rate = 1.0 / len(loader)
     loss_function = nn.CrossEntropyLoss()
@@ -116,14 +135,25 @@ def train_private(images: np.ndarray, labels: np.ndarray, steps: int, noise_mult
     return model._module, TrainingRecord(steps, steps * sample_rate, sample_rate, time.perf_counter() - start)
 
 
-def train_nonprivate(images: np.ndarray, labels: np.ndarray, epochs: int, learning_rate: float, batch_size: int,
-                     seed: int, device: torch.device) -> tuple[nn.Module, TrainingRecord]:
+def train_nonprivate(
+    images: np.ndarray,
+    labels: np.ndarray,
+    epochs: int,
+    learning_rate: float,
+    batch_size: int,
+    seed: int,
+    device: torch.device,
+) -> tuple[nn.Module, TrainingRecord]:
     """Adam on shuffled mini-batches for ``epochs`` epochs (no privacy)."""
     shuffle_generator = _seed(seed, torch.device("cpu"))
     model = TeacherCNN().to(device)
     optimiser = torch.optim.Adam(model.parameters(), lr=learning_rate)
-    loader = DataLoader(TensorDataset(as_tensor_images(images), torch.from_numpy(labels.astype(np.int64))),
-                        batch_size=batch_size, shuffle=True, generator=shuffle_generator)
+    loader = DataLoader(
+        TensorDataset(as_tensor_images(images), torch.from_numpy(labels.astype(np.int64))),
+        batch_size=batch_size,
+        shuffle=True,
+        generator=shuffle_generator,
+    )
     loss_function = nn.CrossEntropyLoss()
     start = time.perf_counter()
     model.train()
@@ -140,5 +170,6 @@ def predict(model: nn.Module, images: np.ndarray, device: torch.device, batch_si
     """Arg-max class (0–9) of every image."""
     model.eval()
     x = as_tensor_images(images)
-    return np.concatenate([model(x[i:i + batch_size].to(device)).argmax(1).cpu().numpy()
-                           for i in range(0, len(x), batch_size)]).astype(np.int8)
+    return np.concatenate(
+        [model(x[i : i + batch_size].to(device)).argmax(1).cpu().numpy() for i in range(0, len(x), batch_size)]
+    ).astype(np.int8)

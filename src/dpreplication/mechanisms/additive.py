@@ -23,9 +23,9 @@ Functions given only scalars return numpy scalars (``np.float64``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable
 
 import numpy as np
 from scipy import optimize, special
@@ -75,7 +75,9 @@ def _series_coefficients(n_terms: int) -> tuple[np.ndarray, np.ndarray]:
     log1p_coeffs = [Fraction(0)] + [Fraction((-1) ** (k + 1), k) for k in range(1, degree + 1)]
     square = [sum(log1p_coeffs[i] * log1p_coeffs[k - i] for i in range(k + 1)) for k in range(degree + 1)]
     g = [Fraction(1) - log1p_coeffs[1]] + [-log1p_coeffs[k + 1] for k in range(1, n_terms + 1)]
-    h = [Fraction(2) - 2 * log1p_coeffs[1]] + [-(square[k + 1] + 2 * log1p_coeffs[k + 1]) for k in range(1, n_terms + 1)]
+    h = [Fraction(2) - 2 * log1p_coeffs[1]] + [
+        -(square[k + 1] + 2 * log1p_coeffs[k + 1]) for k in range(1, n_terms + 1)
+    ]
     return np.array([float(c) for c in g]), np.array([float(c) for c in h])
 
 
@@ -268,7 +270,9 @@ def sample_truncated_laplace(rng: np.random.Generator, scale, bound, size) -> np
     return truncated_laplace_quantile(rng.random(size), scale, bound)
 
 
-def truncated_laplace_mechanism(value, epsilon: float, delta: float, rng: np.random.Generator, sensitivity: float = 1.0):
+def truncated_laplace_mechanism(
+    value, epsilon: float, delta: float, rng: np.random.Generator, sensitivity: float = 1.0
+):
     """Release ``value + X``, X truncated Laplacian: (ε, δ)-DP for ``0 < δ < ½`` (Thm 1, tight at ``|d| = Δ``).
 
     Examples
@@ -321,9 +325,9 @@ def truncated_laplace_hockey_stick(epsilon_prime, shift, scale, bound) -> np.nda
     hi = a - s
     active = (eps_prime < s) & (hi > lo)
     lo_a, hi_a = np.where(active, lo, 0.0), np.where(active, hi, 0.0)
-    overlap = (_abs_exp_antiderivative(hi_a) - _abs_exp_antiderivative(lo_a)) - np.exp(np.where(active, eps_prime, 0.0)) * (
-        _abs_exp_antiderivative(hi_a + s) - _abs_exp_antiderivative(lo_a + s)
-    )
+    overlap = (_abs_exp_antiderivative(hi_a) - _abs_exp_antiderivative(lo_a)) - np.exp(
+        np.where(active, eps_prime, 0.0)
+    ) * (_abs_exp_antiderivative(hi_a + s) - _abs_exp_antiderivative(lo_a + s))
     total = moved_out + np.where(active, np.maximum(overlap, 0.0), 0.0)
     return (total / (2.0 * -np.expm1(-a)))[()]
 
@@ -410,16 +414,22 @@ def analytic_gaussian_sigma_algorithm1(epsilon: float, delta: float, sensitivity
     delta_zero = ndtr(0.0) - np.exp(eps) * ndtr(-np.sqrt(2.0 * eps))
 
     if dlt >= delta_zero:
+
         def gap(v):
             return ndtr(np.sqrt(eps * v)) - np.exp(eps) * ndtr(-np.sqrt(eps * (v + 2.0))) - dlt
     else:
+
         def gap(v):
             return dlt - (ndtr(-np.sqrt(eps * v)) - np.exp(eps) * ndtr(-np.sqrt(eps * (v + 2.0))))
 
     upper = 1.0
     while gap(upper) <= 0:
         upper *= 2.0
-    root = 0.0 if gap(0.0) >= 0 else optimize.brentq(gap, 0.0, upper, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    root = (
+        0.0
+        if gap(0.0) >= 0
+        else optimize.brentq(gap, 0.0, upper, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    )
     sign = -1.0 if dlt >= delta_zero else 1.0
     alpha = np.sqrt(1.0 + root / 2.0) + sign * np.sqrt(root / 2.0)
     return float(alpha * sens / np.sqrt(2.0 * eps))

@@ -92,7 +92,11 @@ def selection_pmf(scores, epsilon: float, dampening: float, selector: Selector =
 
 
 def select(
-    scores, epsilon: float, dampening: float, k: int, rng: np.random.Generator,
+    scores,
+    epsilon: float,
+    dampening: float,
+    k: int,
+    rng: np.random.Generator,
     selector: Selector = "exponential_mechanism",
 ) -> np.ndarray:
     """Indices of ``k`` candidates drawn without replacement, each draw with budget ``ε/k`` (Algorithm 2).
@@ -117,15 +121,17 @@ def select(
         raise ValueError(f"cannot select k={k} of {remaining.size} candidates")
     chosen = np.empty(k, dtype=np.int64)
     for draw in range(k):
-        index = selection.sample_report_noisy_max(values[remaining], epsilon / k, dampening / 2.0, 1, rng,
-                                                  SELECTORS[selector])[0]
+        index = selection.sample_report_noisy_max(
+            values[remaining], epsilon / k, dampening / 2.0, 1, rng, SELECTORS[selector]
+        )[0]
         chosen[draw] = remaining[index]
         remaining = np.delete(remaining, index)
     return chosen
 
 
-def privacy_loss(scores, neighbour_scores, epsilon: float, dampening: float,
-                 selector: Selector = "exponential_mechanism") -> float:
+def privacy_loss(
+    scores, neighbour_scores, epsilon: float, dampening: float, selector: Selector = "exponential_mechanism"
+) -> float:
     """``max_ω |log P_D(ω) - log P_D'(ω)|`` over outputs and over a batch of neighbours (exact pmfs).
 
     ``scores``: ``f(D, ·)``, shape ``(m,)``; ``neighbour_scores``: ``f(D', ·)`` for each

@@ -28,10 +28,10 @@ pmfs by ``scipy.stats`` (log-gamma based).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
-from typing import Callable
 
 import numpy as np
 from scipy import special, stats
@@ -63,7 +63,7 @@ def symmetric_gamma(upper_half) -> np.ndarray:
 def gamma_upper_half(gamma) -> np.ndarray:
     """``γ((K+1)/2..K)`` of a full ``γ(0..K)``."""
     g = np.asarray(gamma, dtype=float)
-    return g[g.size // 2:]
+    return g[g.size // 2 :]
 
 
 def composed_delta(m: int, Delta: float, composition: str = "general") -> float:
@@ -94,7 +94,7 @@ def poisson_binomial_pmf(p) -> np.ndarray:
         pk = p[..., k, None]
         head = alpha[..., : k + 1].copy()
         alpha[..., : k + 1] = head * (1.0 - pk)
-        alpha[..., 1: k + 2] += head * pk
+        alpha[..., 1 : k + 2] += head * pk
     return alpha
 
 
@@ -110,7 +110,7 @@ def majority_probability_one(alpha) -> np.ndarray:
     """``Pr[g(S) = 1] = Σ_{l > K/2} α_l`` (the non-private majority)."""
     alpha = np.asarray(alpha, dtype=float)
     K = alpha.shape[-1] - 1
-    return alpha[..., (K + 1) // 2:].sum(axis=-1)
+    return alpha[..., (K + 1) // 2 :].sum(axis=-1)
 
 
 # --------------------------------------------------------------------------- the mechanism
@@ -250,7 +250,7 @@ def subsample_majority_probability_enumerated(K: int, m: int) -> tuple[np.ndarra
     subsets whose majority is 1 (ties: ½). Returns ``(L(S), probability)`` over all ``2^K`` vectors.
     """
     K = validate_ensemble_size(K)
-    S = (np.arange(2 ** K)[:, None] >> np.arange(K)[None, :]) & 1
+    S = (np.arange(2**K)[:, None] >> np.arange(K)[None, :]) & 1
     subsets = np.array(list(combinations(range(K), m)))
     ones = S[:, subsets].sum(axis=2)
     wins = np.where(2 * ones > m, 1.0, np.where(2 * ones == m, 0.5, 0.0))
@@ -295,7 +295,12 @@ def feasible_region_boundaries(epsilon: float, Delta: float = 0.0) -> dict[str, 
 
 
 def sample_feasible_pairs(
-    n: int, K: int, epsilon: float, Delta: float, rng: np.random.Generator, near_vertex_fraction: float = 0.5,
+    n: int,
+    K: int,
+    epsilon: float,
+    Delta: float,
+    rng: np.random.Generator,
+    near_vertex_fraction: float = 0.5,
     near_vertex_radius: float = 0.05,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Random ``(p, p') ∈ F^K``, shape ``(n, K)`` each.
@@ -389,8 +394,12 @@ def _add_vertex_counts(counts, sums, alpha, alpha_prime, p, p_prime, K):
         alpha = _bernoulli_step(alpha[room], p)
         alpha_prime = _bernoulli_step(alpha_prime[room], p_prime)
         n += 1
-    return (np.concatenate(blocks_counts), np.concatenate(blocks_sums),
-            np.concatenate(blocks_a), np.concatenate(blocks_b))
+    return (
+        np.concatenate(blocks_counts),
+        np.concatenate(blocks_sums),
+        np.concatenate(blocks_a),
+        np.concatenate(blocks_b),
+    )
 
 
 @lru_cache(maxsize=8)
@@ -413,8 +422,7 @@ def vertex_multisets(K: int, epsilon: float, Delta: float = 0.0) -> VertexMultis
     row_shift = np.arange(row_state.size) - np.repeat(np.cumsum(room + 1) - (room + 1), room + 1)
     for array in (counts, alpha, alpha_prime, row_state, row_shift, vertices):
         array.setflags(write=False)
-    return VertexMultisets(K, float(epsilon), float(Delta), vertices, counts, alpha, alpha_prime,
-                           row_state, row_shift)
+    return VertexMultisets(K, float(epsilon), float(Delta), vertices, counts, alpha, alpha_prime, row_state, row_shift)
 
 
 def number_of_vertex_multisets(K: int, Delta: float) -> int:
@@ -504,8 +512,14 @@ def ensemble_error(gamma, alpha) -> np.ndarray:
 
 
 def monte_carlo_error(
-    gammas, K: int, prior: ProbabilityPrior, n_draws: int, n_repeats: int, rng: np.random.Generator,
-    zero_below: float = 0.0, max_cells: int = 1 << 22,
+    gammas,
+    K: int,
+    prior: ProbabilityPrior,
+    n_draws: int,
+    n_repeats: int,
+    rng: np.random.Generator,
+    zero_below: float = 0.0,
+    max_cells: int = 1 << 22,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Mean and std over ``n_repeats`` of the Monte-Carlo estimate ``E(γ)`` from ``n_draws``
     vectors ``p ∼ prior`` (spec §1.3; the paper uses 10⁴ draws × 5–10 repeats).
@@ -540,7 +554,11 @@ def objective_coefficients(K: int, mean_probability: float = 0.75) -> np.ndarray
 
 
 def objective_coefficients_grid(
-    K: int, rng: np.random.Generator, low: float = 0.5, n_grid: int = 50, n_samples: int = 10_000,
+    K: int,
+    rng: np.random.Generator,
+    low: float = 0.5,
+    n_grid: int = 50,
+    n_samples: int = 10_000,
 ) -> np.ndarray:
     """The authors' Monte-Carlo ``c_l`` (spec §1.4): mean of ``α_l − α_{K−l}`` over ``n_samples``
     K-tuples of the ``n_grid`` left endpoints of ``[low, 1)``. Their extra factor

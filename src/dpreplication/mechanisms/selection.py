@@ -23,7 +23,8 @@ of the RNM-Laplace integral.
 
 from __future__ import annotations
 
-from typing import Callable, Literal
+from collections.abc import Callable
+from typing import Literal
 
 import numpy as np
 from scipy import integrate, special
@@ -182,7 +183,9 @@ def report_noisy_max_laplace_pmf(
         breaks = np.unique(np.concatenate(([lo, top], q[(q > lo) & (q < top)])))
         pieces = np.maximum(1, np.ceil(np.diff(breaks) / (max_piece * b)).astype(int))
         starts = np.concatenate([a + (c - a) * np.arange(m) / m for a, c, m in zip(breaks[:-1], breaks[1:], pieces)])
-        stops = np.concatenate([a + (c - a) * np.arange(1, m + 1) / m for a, c, m in zip(breaks[:-1], breaks[1:], pieces)])
+        stops = np.concatenate(
+            [a + (c - a) * np.arange(1, m + 1) / m for a, c, m in zip(breaks[:-1], breaks[1:], pieces)]
+        )
         x, wx = gauss_legendre_interval(starts, stops, nodes_per_piece)
         active = np.flatnonzero(q >= top - negligible * b)
         middle = np.zeros(active.size)
@@ -210,6 +213,7 @@ def report_noisy_max_pmf_quad(scores, epsilon: float, sensitivity: float = 1.0, 
     b = noise_scale(epsilon, sensitivity)
     points = np.unique(q)
     if noise == "laplace":
+
         def density(z):
             return np.exp(-np.abs(z) / b) / (2 * b)
 
@@ -218,6 +222,7 @@ def report_noisy_max_pmf_quad(scores, epsilon: float, sensitivity: float = 1.0, 
 
         lo, hi = q.min() - 50 * b, q.max() + 50 * b
     elif noise == "exponential":
+
         def density(z):
             return np.where(z >= 0, np.exp(-np.maximum(z, 0) / b) / b, 0.0)
 
@@ -236,10 +241,12 @@ def report_noisy_max_pmf_quad(scores, epsilon: float, sensitivity: float = 1.0, 
         return density(z[r]) * np.prod(cdfs)
 
     inner = [p for p in points if lo < p < hi]
-    return np.array([
-        integrate.quad(integrand, lo, hi, args=(r,), points=inner or None, limit=500, epsabs=1e-15, epsrel=1e-13)[0]
-        for r in range(q.size)
-    ])
+    return np.array(
+        [
+            integrate.quad(integrand, lo, hi, args=(r,), points=inner or None, limit=500, epsabs=1e-15, epsrel=1e-13)[0]
+            for r in range(q.size)
+        ]
+    )
 
 
 # --------------------------------------------------------------------------- samplers
@@ -362,14 +369,22 @@ def _sample_from_noise(algorithm, scores, epsilon, sensitivity, n, rng, second) 
 
 def sample_intermediate_a(scores, epsilon: float, sensitivity: float, n: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` draws of Algorithm A (uniform element of ``{i : q_i + X_i ≥ q*}``). ε-DP."""
-    return _sample_from_noise(intermediate_a_from_noise, scores, epsilon, sensitivity, n, rng,
-                              lambda rng, shape, b: rng.random(shape))
+    return _sample_from_noise(
+        intermediate_a_from_noise, scores, epsilon, sensitivity, n, rng, lambda rng, shape, b: rng.random(shape)
+    )
 
 
 def sample_intermediate_b(scores, epsilon: float, sensitivity: float, n: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` draws of Algorithm B (capped noisy scores, fresh exponential tie-break). ε-DP."""
-    return _sample_from_noise(intermediate_b_from_noise, scores, epsilon, sensitivity, n, rng,
-                              lambda rng, shape, b: b * rng.standard_exponential(shape))
+    return _sample_from_noise(
+        intermediate_b_from_noise,
+        scores,
+        epsilon,
+        sensitivity,
+        n,
+        rng,
+        lambda rng, shape, b: b * rng.standard_exponential(shape),
+    )
 
 
 SAMPLERS: dict[str, Callable] = {

@@ -54,8 +54,14 @@ class ConstraintMatrix:
 
 
 def darrm_constraint_matrix(
-    K: int, m: float, epsilon: float, Delta: float = 0.0, delta: float = 0.0,
-    drop_redundant: bool = True, deduplicate: bool = True, redundancy_margin: float = 1e-12,
+    K: int,
+    m: float,
+    epsilon: float,
+    Delta: float = 0.0,
+    delta: float = 0.0,
+    drop_redundant: bool = True,
+    deduplicate: bool = True,
+    redundancy_margin: float = 1e-12,
 ) -> ConstraintMatrix:
     """Folded privacy rows ``R_t`` over all vertex multisets of F^K (count-based, vectorised).
 
@@ -118,7 +124,7 @@ class GammaLPResult:
     @property
     def upper_half(self) -> np.ndarray:
         """``γ((K+1)/2..K)``."""
-        return self.gamma[(self.K + 1) // 2:]
+        return self.gamma[(self.K + 1) // 2 :]
 
     def summary(self) -> dict:
         """Scalars of the result (no γ), e.g. for a table row."""
@@ -134,8 +140,14 @@ def _solve_lp(c, A, b, solver: str, extra_row=None, options: dict | None = None)
     else:
         rhs = np.full(A.shape[0], b)
     if solver.startswith("highs"):
-        res = optimize.linprog(-c, A_ub=A if A.shape[0] else None, b_ub=rhs if A.shape[0] else None,
-                               bounds=[(0.0, 1.0)] * n, method=solver, options=options or {})
+        res = optimize.linprog(
+            -c,
+            A_ub=A if A.shape[0] else None,
+            b_ub=rhs if A.shape[0] else None,
+            bounds=[(0.0, 1.0)] * n,
+            method=solver,
+            options=options or {},
+        )
         if res.x is None:
             raise RuntimeError(f"linprog({solver}) failed: {res.message}")
         return np.asarray(res.x, dtype=float), str(res.message)
@@ -155,7 +167,10 @@ def _solve_lp(c, A, b, solver: str, extra_row=None, options: dict | None = None)
 
 
 def repair_by_scaling(
-    x: np.ndarray, A: sparse.csr_matrix, b: float, max_rounds: int = 8,
+    x: np.ndarray,
+    A: sparse.csr_matrix,
+    b: float,
+    max_rounds: int = 8,
 ) -> tuple[np.ndarray, float, float, float]:
     """Clip ``x`` to ``[0, 1]`` and scale it so that ``A x ≤ b`` holds in floating point.
 
@@ -176,9 +191,17 @@ def repair_by_scaling(
 
 
 def optimise_gamma(
-    K: int, m: float, epsilon: float, Delta: float = 0.0, delta: float = 0.0,
-    mean_probability: float = 0.75, solver: str = "highs", objective: np.ndarray | None = None,
-    canonical: bool = False, canonical_tolerance: float = 1e-9, solver_options: dict | None = None,
+    K: int,
+    m: float,
+    epsilon: float,
+    Delta: float = 0.0,
+    delta: float = 0.0,
+    mean_probability: float = 0.75,
+    solver: str = "highs",
+    objective: np.ndarray | None = None,
+    canonical: bool = False,
+    canonical_tolerance: float = 1e-9,
+    solver_options: dict | None = None,
 ) -> GammaLPResult:
     """γ_opt of DaRRM for ``K`` ``(ε, Δ)``-DP mechanisms and target ``(mε, δ)`` (spec §1.4).
 
@@ -210,37 +233,77 @@ def optimise_gamma(
     x, status = _solve_lp(c, A, b, solver, options=solver_options)
     if canonical:
         target = float(c @ x)
-        x, status = _solve_lp(np.ones_like(c), A, b, solver,
-                              extra_row=(c, target - canonical_tolerance * abs(target)), options=solver_options)
+        x, status = _solve_lp(
+            np.ones_like(c),
+            A,
+            b,
+            solver,
+            extra_row=(c, target - canonical_tolerance * abs(target)),
+            options=solver_options,
+        )
     solve_seconds = time.perf_counter() - start
     x, violation_before, scale, violation_after = repair_by_scaling(x, A, b)
     result = GammaLPResult(
-        gamma=symmetric_gamma(x), objective=float(c @ x), K=K, m=float(m), epsilon=float(epsilon),
-        Delta=float(Delta), delta=float(delta), mean_probability=float(mean_probability), solver=solver,
-        status=status, n_vertex_multisets=constraints.n_vertex_multisets, n_rows=A.shape[0],
-        n_cols=A.shape[1] if A.shape[0] else c.size, nnz=int(A.nnz),
-        n_redundant_rows=constraints.n_redundant_rows, n_duplicate_rows=constraints.n_duplicate_rows,
-        build_seconds=constraints.build_seconds, solve_seconds=solve_seconds,
-        max_violation_before_repair=violation_before, scale_factor=scale,
+        gamma=symmetric_gamma(x),
+        objective=float(c @ x),
+        K=K,
+        m=float(m),
+        epsilon=float(epsilon),
+        Delta=float(Delta),
+        delta=float(delta),
+        mean_probability=float(mean_probability),
+        solver=solver,
+        status=status,
+        n_vertex_multisets=constraints.n_vertex_multisets,
+        n_rows=A.shape[0],
+        n_cols=A.shape[1] if A.shape[0] else c.size,
+        nnz=int(A.nnz),
+        n_redundant_rows=constraints.n_redundant_rows,
+        n_duplicate_rows=constraints.n_duplicate_rows,
+        build_seconds=constraints.build_seconds,
+        solve_seconds=solve_seconds,
+        max_violation_before_repair=violation_before,
+        scale_factor=scale,
         max_violation_after_repair=violation_after,
     )
     log.info(
         "DaRRM LP K=%d m=%g eps=%g Delta=%g delta=%.3g: %d multisets -> %d rows x %d cols (nnz %d; "
         "%d redundant, %d duplicate); build %.2fs, %s %.2fs; objective %.6f",
-        K, m, epsilon, Delta, delta, result.n_vertex_multisets, result.n_rows, result.n_cols, result.nnz,
-        result.n_redundant_rows, result.n_duplicate_rows, result.build_seconds, solver, solve_seconds,
+        K,
+        m,
+        epsilon,
+        Delta,
+        delta,
+        result.n_vertex_multisets,
+        result.n_rows,
+        result.n_cols,
+        result.nnz,
+        result.n_redundant_rows,
+        result.n_duplicate_rows,
+        result.build_seconds,
+        solver,
+        solve_seconds,
         result.objective,
     )
     if violation_before > 0:
-        log.info("DaRRM LP repair: max violation %.3e before, scaled gamma by %.15f, max violation %.3e after",
-                 violation_before, scale, violation_after)
+        log.info(
+            "DaRRM LP repair: max violation %.3e before, scaled gamma by %.15f, max violation %.3e after",
+            violation_before,
+            scale,
+            violation_after,
+        )
     return result
 
 
 @lru_cache(maxsize=64)
 def optimise_gamma_cached(
-    K: int, m: float, epsilon: float, Delta: float = 0.0, delta: float = 0.0,
-    mean_probability: float = 0.75, solver: str = "highs",
+    K: int,
+    m: float,
+    epsilon: float,
+    Delta: float = 0.0,
+    delta: float = 0.0,
+    mean_probability: float = 0.75,
+    solver: str = "highs",
 ) -> GammaLPResult:
     """:func:`optimise_gamma` memoised on its (hashable) arguments; γ is read-only."""
     result = optimise_gamma(K, m, epsilon, Delta, delta, mean_probability, solver)

@@ -22,8 +22,16 @@ def utility_grid(data: pd.DataFrame):
             for series, rows in panel[panel.kind == "exact"].groupby("series", sort=False):
                 ax.plot(rows.epsilon, rows.error, label=series)
             for series, rows in panel[panel.kind == "sampled"].groupby("series", sort=False):
-                ax.errorbar(rows.epsilon, rows.error, yerr=[rows.error - rows.ci_low, rows.ci_high - rows.error],
-                            fmt="o", ms=3, capsize=2, color="k", label=series)
+                ax.errorbar(
+                    rows.epsilon,
+                    rows.error,
+                    yerr=[rows.error - rows.ci_low, rows.ci_high - rows.error],
+                    fmt="o",
+                    ms=3,
+                    capsize=2,
+                    color="k",
+                    label=series,
+                )
             ax.set_yscale("log")
             ax.set_ylim(bottom=1)
             ax.ticklabel_format(axis="x", style="sci", scilimits=(-2, 2))
@@ -60,7 +68,7 @@ def worst_case(data: pd.DataFrame):
 
 def _band(ax, rows, x, y, low, high, **style):
     """A line with its confidence band (where the band is known)."""
-    line, = ax.plot(rows[x], rows[y], **style)
+    (line,) = ax.plot(rows[x], rows[y], **style)
     if rows[low].notna().any():
         ax.fill_between(rows[x], rows[low], rows[high], color=line.get_color(), alpha=0.2, lw=0)
     return line
@@ -77,8 +85,17 @@ def ratio_against_c(data: pd.DataFrame, marked_c: float | None = None, reference
     figure, axes = new_figure(1, len(tasks), width=3.4 * len(tasks), height=3.0)
     for ax, task in zip(axes[0], tasks):
         for dataset, rows in data[data.task == task].groupby("dataset", sort=False):
-            _band(ax, rows.sort_values("c_x1e3"), "c_x1e3", "ratio", "ratio_ci_low", "ratio_ci_high",
-                  marker="o", ms=3, label=dataset)
+            _band(
+                ax,
+                rows.sort_values("c_x1e3"),
+                "c_x1e3",
+                "ratio",
+                "ratio_ci_low",
+                "ratio_ci_high",
+                marker="o",
+                ms=3,
+                label=dataset,
+            )
         if marked_c is not None:
             ax.axvline(marked_c * 1e3, color="k", ls=":", lw=1)
         ax.axhline(1.0, color="0.5", lw=0.8)

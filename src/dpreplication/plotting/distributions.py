@@ -28,14 +28,29 @@ def pmf_bars(data: pd.DataFrame, reference: str = "P&F = RNM-Exp"):
         offsets = np.linspace(-0.3, 0.3, len(algorithms)) if len(algorithms) > 1 else [0.0]
         for offset, algorithm in zip(offsets, algorithms):
             rows = sampled[sampled.series == algorithm]
-            ax.errorbar(rows.item + offset, rows.probability,
-                        yerr=[rows.probability - rows.ci_low, rows.ci_high - rows.probability],
-                        fmt="o", ms=3, capsize=2, label=f"{algorithm} (n={int(rows.n.iloc[0]):,})")
+            ax.errorbar(
+                rows.item + offset,
+                rows.probability,
+                yerr=[rows.probability - rows.ci_low, rows.ci_high - rows.probability],
+                fmt="o",
+                ms=3,
+                capsize=2,
+                label=f"{algorithm} (n={int(rows.n.iloc[0]):,})",
+            )
         for series, marker in _MARKERS.items():
             rows = exact[exact.series == series]
             if len(rows):
-                ax.scatter(rows.item, rows.probability, marker=marker, s=30, facecolors="none",
-                           edgecolors="k", linewidths=0.8, zorder=3, label=f"{series} (exact)")
+                ax.scatter(
+                    rows.item,
+                    rows.probability,
+                    marker=marker,
+                    s=30,
+                    facecolors="none",
+                    edgecolors="k",
+                    linewidths=0.8,
+                    zorder=3,
+                    label=f"{series} (exact)",
+                )
         ax.set_title(f"ε = {epsilon:g}")
         ax.set_xlabel("output item r")
         ax.set_xticks(sorted(base.item))
@@ -59,8 +74,14 @@ def tv_convergence(data: pd.DataFrame):
         ax.plot(rows.n, rows.tv, marker="o", ms=3.5, label=series)
     for series, rows in data[data.kind == "exact"].groupby("series", sort=False):
         ax.plot(rows.n, rows.tv, ls="--", lw=1.0, color="k", alpha=0.6)
-        ax.annotate(series, (rows.n.iloc[-1], rows.tv.iloc[-1]), textcoords="offset points", xytext=(-4, 4),
-                    ha="right", fontsize=7)
+        ax.annotate(
+            series,
+            (rows.n.iloc[-1], rows.tv.iloc[-1]),
+            textcoords="offset points",
+            xytext=(-4, 4),
+            ha="right",
+            fontsize=7,
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("number of draws n")
@@ -87,7 +108,7 @@ def pp_plot(data: pd.DataFrame):
     ax.set_ylabel("empirical frequency")
     ax.legend(loc="upper left")
     inset = ax.inset_axes([0.58, 0.08, 0.38, 0.38])
-    for series, rows in positive.groupby("series", sort=False):
+    for _series, rows in positive.groupby("series", sort=False):
         inset.scatter(rows.exact_em, rows.empirical, s=4, alpha=0.8)
     inset.plot([lo, 1], [lo, 1], color="k", lw=0.6)
     inset.set_xscale("log")

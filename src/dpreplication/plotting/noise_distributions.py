@@ -17,8 +17,12 @@ from matplotlib import ticker
 from dpreplication.plotting.core import new_figure
 
 _LINESTYLES = {"truncated_laplace": "-", "laplace": "--", "analytic_gaussian": ":", "classic_gaussian": "-."}
-_COLOURS = {"truncated_laplace": "#0072B2", "laplace": "#D55E00", "analytic_gaussian": "#009E73",
-            "classic_gaussian": "#CC79A7"}
+_COLOURS = {
+    "truncated_laplace": "#0072B2",
+    "laplace": "#D55E00",
+    "analytic_gaussian": "#009E73",
+    "classic_gaussian": "#CC79A7",
+}
 RATIO_SYMBOLS = {
     "amplitude_ratio": "R_V = E|X| (trunc. Laplacian) / E|X| (analytic Gaussian)",
     "power_ratio": "R_D = E X² (trunc. Laplacian) / E X² (analytic Gaussian)",
@@ -51,16 +55,27 @@ def density_overlay(data: pd.DataFrame, annotations: pd.DataFrame):
     figure, axes = new_figure(width=6.4, height=3.8)
     ax = axes[0][0]
     for mechanism, rows in data.groupby("mechanism", sort=False):
-        ax.plot(rows.x, rows.density, ls=_LINESTYLES.get(mechanism, "-"), color=_COLOURS.get(mechanism),
-                lw=1.6 if mechanism == "truncated_laplace" else 1.3, label=rows.label.iloc[0])
+        ax.plot(
+            rows.x,
+            rows.density,
+            ls=_LINESTYLES.get(mechanism, "-"),
+            color=_COLOURS.get(mechanism),
+            lw=1.6 if mechanism == "truncated_laplace" else 1.3,
+            label=rows.label.iloc[0],
+        )
     tl = data[data.mechanism == "truncated_laplace"]
     region = tl[(tl.x >= notes["delta_region_lower"]) & (tl.x <= notes["delta_region_upper"])]
     ax.fill_between(region.x, 0.0, region.density, color=_COLOURS["truncated_laplace"], alpha=0.3, lw=0)
     peak = float(region.density.max())
-    ax.annotate(f"mass δ = {notes['delta_region_mass']:.3g}\non [A − Δ, A]",
-                xy=(0.5 * (notes["delta_region_lower"] + notes["delta_region_upper"]), 0.5 * peak),
-                xytext=(0.0, 45.0), textcoords="offset points", ha="center", fontsize=8,
-                arrowprops={"arrowstyle": "->", "lw": 0.8})
+    ax.annotate(
+        f"mass δ = {notes['delta_region_mass']:.3g}\non [A − Δ, A]",
+        xy=(0.5 * (notes["delta_region_lower"] + notes["delta_region_upper"]), 0.5 * peak),
+        xytext=(0.0, 45.0),
+        textcoords="offset points",
+        ha="center",
+        fontsize=8,
+        arrowprops={"arrowstyle": "->", "lw": 0.8},
+    )
     for sign in (-1, 1):
         ax.axvline(sign * notes["bound"], color="0.5", lw=0.6, ls="--")
     ax.text(notes["bound"], ax.get_ylim()[1] * 0.97, f" A = {notes['bound']:.4g}", va="top", ha="left", fontsize=8)
@@ -117,8 +132,10 @@ def bound_gap(data: pd.DataFrame):
     power_bound_ratio, power_bound_ratio_limit.
     """
     figure, axes = new_figure(1, 2, width=9.0, height=3.8)
-    panels = (("amplitude", "V_low / V_up  (V_low reconstructed)", "δ → 0 limit ε/(e^ε − 1)"),
-              ("power", "D_low / D_up  (D_low reconstructed)", "δ → 0 limit ε²(e^ε + 1)/(2(e^ε − 1)²)"))
+    panels = (
+        ("amplitude", "V_low / V_up  (V_low reconstructed)", "δ → 0 limit ε/(e^ε − 1)"),
+        ("power", "D_low / D_up  (D_low reconstructed)", "δ → 0 limit ε²(e^ε + 1)/(2(e^ε − 1)²)"),
+    )
     for ax, (quantity, ylabel, limit_label) in zip(axes[0], panels):
         for delta, rows in data.groupby("delta", sort=False):
             ax.plot(rows.epsilon, rows[f"{quantity}_bound_ratio"], label=delta_label(delta))
@@ -132,8 +149,12 @@ def bound_gap(data: pd.DataFrame):
     return figure
 
 
-_LP_STYLES = {"lower_bound_reconstructed": ("s", ":"), "lp": ("o", "-"), "lp_richardson": ("D", "--"),
-              "truncated_laplace": ("", "-")}
+_LP_STYLES = {
+    "lower_bound_reconstructed": ("s", ":"),
+    "lp": ("o", "-"),
+    "lp_richardson": ("D", "--"),
+    "truncated_laplace": ("", "-"),
+}
 
 
 def _lp_label(estimate: str, n: int) -> str:
@@ -199,8 +220,15 @@ def monte_carlo_moments(data: pd.DataFrame, width: float = 3.0):
         panel = data[data.moment == moment]
         for sampler, rows in panel.groupby("sampler", sort=False):
             x = [position[p] + offsets[sampler] for p in zip(rows.epsilon, rows.delta)]
-            ax.errorbar(x, rows.relative_error, yerr=width * rows.relative_standard_error, fmt="o", ms=3, capsize=2,
-                        label=f"{_SAMPLERS.get(sampler, sampler)} (n = {int(rows.n_samples.iloc[0]):,} per point)")
+            ax.errorbar(
+                x,
+                rows.relative_error,
+                yerr=width * rows.relative_standard_error,
+                fmt="o",
+                ms=3,
+                capsize=2,
+                label=f"{_SAMPLERS.get(sampler, sampler)} (n = {int(rows.n_samples.iloc[0]):,} per point)",
+            )
         ax.axhline(0.0, color="k", lw=0.9)
         ax.set_ylabel(f"empirical / exact − 1\n({exact.get(moment, moment)})")
     axes[0][0].legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(samplers), frameon=False)
@@ -226,9 +254,17 @@ def privacy_audit(data: pd.DataFrame):
         for eps_prime, rows in panel.groupby("epsilon_prime", sort=False):
             name = "ε' = ε" if eps_prime == epsilon else f"ε' = {eps_prime / epsilon:g}ε"
             front = 3 if eps_prime == epsilon else 2  # the guarantee's own curve stays visible where they coincide
-            line, = ax.plot(rows["shift"], rows.hockey_stick_exact, zorder=front, label=f"exact, {name}")
-            ax.plot(rows["shift"], rows.hockey_stick_numeric, "o", ms=2.5, mfc="none", color=line.get_color(),
-                    zorder=front, label=f"quadrature, {name}")
+            (line,) = ax.plot(rows["shift"], rows.hockey_stick_exact, zorder=front, label=f"exact, {name}")
+            ax.plot(
+                rows["shift"],
+                rows.hockey_stick_numeric,
+                "o",
+                ms=2.5,
+                mfc="none",
+                color=line.get_color(),
+                zorder=front,
+                label=f"quadrature, {name}",
+            )
         ax.axhline(delta, color="k", ls="--", lw=0.8, label="δ")
         ax.set_yscale("log", nonpositive="mask")
         ax.set_title(f"ε = {epsilon:g}, {delta_label(delta)}")
@@ -249,8 +285,13 @@ def privacy_profiles(data: pd.DataFrame):
     figure, axes = new_figure(width=6.0, height=4.0)
     ax = axes[0][0]
     for mechanism, rows in data.groupby("mechanism", sort=False):
-        ax.plot(rows.epsilon_prime, rows.delta_prime, ls=_LINESTYLES.get(mechanism, "-"), color=_COLOURS.get(mechanism),
-                label=rows.label.iloc[0])
+        ax.plot(
+            rows.epsilon_prime,
+            rows.delta_prime,
+            ls=_LINESTYLES.get(mechanism, "-"),
+            color=_COLOURS.get(mechanism),
+            label=rows.label.iloc[0],
+        )
     epsilon, delta = float(data.epsilon.iloc[0]), float(data.delta.iloc[0])
     ax.axvline(epsilon, color="0.4", lw=0.8, ls="--")
     ax.axhline(delta, color="0.4", lw=0.8, ls="--")
@@ -274,10 +315,18 @@ def small_epsilon_limit(data: pd.DataFrame):
     ax = axes[0][0]
     names = {"amplitude": ("R_V (amplitude)", "π/4"), "power": ("R_D (power)", "π/6")}
     for quantity, (label, small) in names.items():
-        line, = ax.plot(data.epsilon, data[f"{quantity}_ratio"], label=label)
-        limit, small_delta = data[f"{quantity}_ratio_limit"].iloc[0], data[f"{quantity}_ratio_limit_small_delta"].iloc[0]
-        ax.axhline(limit, color=line.get_color(), ls="--", lw=0.9,
-                   label=f"ε → 0 limit {limit:.5f} (≈ {small} = {small_delta:.5f} as δ → 0)")
+        (line,) = ax.plot(data.epsilon, data[f"{quantity}_ratio"], label=label)
+        limit, small_delta = (
+            data[f"{quantity}_ratio_limit"].iloc[0],
+            data[f"{quantity}_ratio_limit_small_delta"].iloc[0],
+        )
+        ax.axhline(
+            limit,
+            color=line.get_color(),
+            ls="--",
+            lw=0.9,
+            label=f"ε → 0 limit {limit:.5f} (≈ {small} = {small_delta:.5f} as δ → 0)",
+        )
     ax.set_xscale("log")
     ax.set_ylim(0.0, 1.0)
     ax.set_xlabel("ε")

@@ -15,17 +15,36 @@ import pandas as pd
 from dpreplication.plotting.core import new_figure
 
 SERIES_STYLE = {
-    "opt": dict(label=r"$\gamma_{opt}$ (Ours)", color="#D62728", marker="o", mfc="none", mew=1.2, ls="-", lw=1.8,
-                ms=7, zorder=5),
-    "opt-U": dict(label=r"$\gamma_{opt\text{-}U}$ (Ours, $\mathcal{T}_U$)", color="#D62728", marker="o", mfc="none",
-                  mew=1.2, ls="-", lw=1.8, ms=7, zorder=5),
-    "opt-P": dict(label=r"$\gamma_{opt\text{-}P}$ (Ours, $\mathcal{T}_P$)", color="#9467BD", marker="v", mfc="none",
-                  mew=1.2, ls="-", lw=1.6, ms=7, zorder=4),
+    "opt": dict(
+        label=r"$\gamma_{opt}$ (Ours)", color="#D62728", marker="o", mfc="none", mew=1.2, ls="-", lw=1.8, ms=7, zorder=5
+    ),
+    "opt-U": dict(
+        label=r"$\gamma_{opt\text{-}U}$ (Ours, $\mathcal{T}_U$)",
+        color="#D62728",
+        marker="o",
+        mfc="none",
+        mew=1.2,
+        ls="-",
+        lw=1.8,
+        ms=7,
+        zorder=5,
+    ),
+    "opt-P": dict(
+        label=r"$\gamma_{opt\text{-}P}$ (Ours, $\mathcal{T}_P$)",
+        color="#9467BD",
+        marker="v",
+        mfc="none",
+        mew=1.2,
+        ls="-",
+        lw=1.6,
+        ms=7,
+        zorder=4,
+    ),
     "Sub": dict(label=r"$\gamma_{Sub}$ (Baseline)", color="#1F77B4", marker="s", ls="--", lw=1.3, ms=3.5, zorder=3),
-    "DSub": dict(label=r"$\gamma_{DSub}$ (Baseline)", color="#17BECF", marker="^", ls="-.", lw=1.3, ms=3.5,
-                 zorder=3),
-    "const": dict(label=r"$\gamma_{const}$ (Baseline, RR)", color="#2CA02C", marker="D", ls=":", lw=1.5, ms=3,
-                  zorder=2),
+    "DSub": dict(label=r"$\gamma_{DSub}$ (Baseline)", color="#17BECF", marker="^", ls="-.", lw=1.3, ms=3.5, zorder=3),
+    "const": dict(
+        label=r"$\gamma_{const}$ (Baseline, RR)", color="#2CA02C", marker="D", ls=":", lw=1.5, ms=3, zorder=2
+    ),
 }
 PRIOR_TITLES = {
     "T_U": r"actual $p_i \sim U[0,1]$",
@@ -93,13 +112,30 @@ def _error_panel(ax, panel: pd.DataFrame, annotate: bool) -> None:
         rows = panel[panel.series == series].set_index("m").loc[ms]
         style = _style(series)
         positions = x - 0.4 + width * (i + 0.5)
-        ax.bar(positions, rows.error_mean, width=width * 0.92, color=style.get("color"), label=style["label"],
-               yerr=rows.error_std, capsize=1.5, error_kw=dict(lw=0.7, ecolor="0.2"))
+        ax.bar(
+            positions,
+            rows.error_mean,
+            width=width * 0.92,
+            color=style.get("color"),
+            label=style["label"],
+            yerr=rows.error_std,
+            capsize=1.5,
+            error_kw=dict(lw=0.7, ecolor="0.2"),
+        )
         if annotate:
             for position, value in zip(positions, rows.error_mean):
                 text = "0" if value == 0 else (f"{value:.3f}" if value >= 1e-3 else f"{value:.0e}")
-                ax.annotate(text, (position, value), xytext=(0, 2), textcoords="offset points", ha="center",
-                            va="bottom", rotation=90, fontsize=5.5, color="0.25")
+                ax.annotate(
+                    text,
+                    (position, value),
+                    xytext=(0, 2),
+                    textcoords="offset points",
+                    ha="center",
+                    va="bottom",
+                    rotation=90,
+                    fontsize=5.5,
+                    color="0.25",
+                )
     ax.set_xticks(x, [f"m = {m:g}" for m in ms])
     if top > 0:
         ax.set_ylim(0, top * 1.22)
@@ -123,15 +159,26 @@ def ensemble_errors(data: pd.DataFrame):
         _error_panel(ax, panel, annotate=True)
         ax.set_title(PRIOR_TITLES.get(prior, f"actual prior {prior}"))
         if (panel.error_mean == 0).all() and panel.note.astype(str).str.len().max() > 0:
-            ax.text(0.5, 0.5, "E = 0 for every γ:\n" + r"$\alpha_l = \alpha_{K-l}$ when all $p_i = 1/2$",
-                    transform=ax.transAxes, ha="center", va="center", fontsize=8)
+            ax.text(
+                0.5,
+                0.5,
+                "E = 0 for every γ:\n" + r"$\alpha_l = \alpha_{K-l}$ when all $p_i = 1/2$",
+                transform=ax.transAxes,
+                ha="center",
+                va="center",
+                fontsize=8,
+            )
     axes[0][0].set_ylabel(r"$\mathcal{E}(\mathrm{DaRRM}_\gamma)$ (mean ± std)")
     handles, labels = axes[0][0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="outside lower center", ncol=len(labels))
     first = data.iloc[0]
     figure.suptitle(
-        f"{first.figure}: " + r"$\mathcal{E}(\mathrm{DaRRM}_\gamma)$, " + _setting(data)
-        + f"\nMonte Carlo: {int(first.n_draws):,} draws × {int(first.n_repeats)} repeats", fontsize=9)
+        f"{first.figure}: "
+        + r"$\mathcal{E}(\mathrm{DaRRM}_\gamma)$, "
+        + _setting(data)
+        + f"\nMonte Carlo: {int(first.n_draws):,} draws × {int(first.n_repeats)} repeats",
+        fontsize=9,
+    )
     return figure
 
 
@@ -150,8 +197,12 @@ def feasible_region(data: pd.DataFrame):
     boundaries = data[data.element == "boundary"]
     for color, (label, rows) in zip(colors, boundaries.groupby("label", sort=True)):
         rows = rows.sort_values("order")
-        pretty = (rows.description.iloc[0].replace("e^eps", r"e^{\epsilon}").replace("Delta", r"\Delta")
-                  .replace("p'", "p^{\\prime}"))
+        pretty = (
+            rows.description.iloc[0]
+            .replace("e^eps", r"e^{\epsilon}")
+            .replace("Delta", r"\Delta")
+            .replace("p'", "p^{\\prime}")
+        )
         ax.plot(rows.p, rows.p_prime, color=color, lw=1.2, label=f"{label}  ${pretty}$")
     ax.plot([0, 1], [0, 1], color="0.5", lw=0.6, ls=":")
     for _, vertex in region.iterrows():
@@ -160,15 +211,16 @@ def feasible_region(data: pd.DataFrame):
             offset, align = ((6, 2), "left") if vertex.p < 0.5 else ((-6, -10), "right")
         else:
             offset, align = ((6, -10), "left") if vertex.p > vertex.p_prime else ((-6, 4), "right")
-        ax.annotate(name, (vertex.p, vertex.p_prime), xytext=offset, textcoords="offset points", fontsize=7,
-                    ha=align)
+        ax.annotate(name, (vertex.p, vertex.p_prime), xytext=offset, textcoords="offset points", fontsize=7, ha=align)
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
     ax.set_aspect("equal")
     ax.set_xlabel(r"$p = \Pr[M(D) = 1]$")
     ax.set_ylabel(r"$p^{\prime} = \Pr[M(D^{\prime}) = 1]$")
     first = data.iloc[0]
-    ax.set_title(rf"{first.figure}: feasible region of one $(\epsilon, \Delta)$-DP mechanism, "
-                 rf"$\epsilon={float(first.epsilon):g}$, $\Delta={float(first.Delta):g}$")
+    ax.set_title(
+        rf"{first.figure}: feasible region of one $(\epsilon, \Delta)$-DP mechanism, "
+        rf"$\epsilon={float(first.epsilon):g}$, $\Delta={float(first.Delta):g}$"
+    )
     ax.legend(loc="upper left", fontsize=7)
     return figure

@@ -45,8 +45,10 @@ METHODS = ("gnmax", "sub", "opt")
 def needs_download(dataset: str, status: dict) -> str:
     """The ``data_status`` text of rows that could not be computed because ``dataset`` is missing."""
     missing = "; ".join(f"{name}: {reason}" for name, reason in status.get("missing", {}).items())
-    return (f"{NEEDS_DOWNLOAD}: {dataset} is not available ({missing}); download it or place it under the "
-            f"data directory or the mirror (README, Data)")
+    return (
+        f"{NEEDS_DOWNLOAD}: {dataset} is not available ({missing}); download it or place it under the "
+        f"data directory or the mirror (README, Data)"
+    )
 
 
 def teachers_table(per_teacher: dict, statuses: dict, settings: dict) -> pd.DataFrame:
@@ -58,24 +60,56 @@ def teachers_table(per_teacher: dict, statuses: dict, settings: dict) -> pd.Data
     rows = []
     for dataset in settings["datasets"]:
         for kind in KINDS:
-            row = {"dataset": dataset, "kind": kind, "teachers": settings["teachers"],
-                   "epsilon_target": settings["datasets"][dataset]["epsilon_teacher"] if kind == "private" else np.nan,
-                   "Delta": settings["Delta"] if kind == "private" else np.nan}
+            row = {
+                "dataset": dataset,
+                "kind": kind,
+                "teachers": settings["teachers"],
+                "epsilon_target": settings["datasets"][dataset]["epsilon_teacher"] if kind == "private" else np.nan,
+                "Delta": settings["Delta"] if kind == "private" else np.nan,
+            }
             frame = per_teacher.get((dataset, kind))
             if frame is None:
                 rows.append({**row, DATA_STATUS_COLUMN: needs_download(dataset, statuses[dataset])})
                 continue
             accuracy = frame.test_accuracy.to_numpy()
-            rows.append({**row, "shard_size_min": frame.shard_size.min(), "shard_size_max": frame.shard_size.max(),
-                         "steps": frame.steps.max(), "epochs": frame.epochs.max(),
-                         "sample_rate": frame.sample_rate.max(), "epsilon": frame.epsilon.max(),
-                         "epsilon_opacus_prv": frame.epsilon_opacus_prv.max(), "accuracy_mean": accuracy.mean(),
-                         "accuracy_std": accuracy.std(), "accuracy_min": accuracy.min(),
-                         "accuracy_max": accuracy.max(), "off_class_votes": frame.off_class_votes.mean(),
-                         DATA_STATUS_COLUMN: ""})
-    columns = ["dataset", "kind", "teachers", "shard_size_min", "shard_size_max", "steps", "epochs", "sample_rate",
-               "Delta", "epsilon_target", "epsilon", "epsilon_opacus_prv", "accuracy_mean", "accuracy_std",
-               "accuracy_min", "accuracy_max", "off_class_votes", DATA_STATUS_COLUMN]
+            rows.append(
+                {
+                    **row,
+                    "shard_size_min": frame.shard_size.min(),
+                    "shard_size_max": frame.shard_size.max(),
+                    "steps": frame.steps.max(),
+                    "epochs": frame.epochs.max(),
+                    "sample_rate": frame.sample_rate.max(),
+                    "epsilon": frame.epsilon.max(),
+                    "epsilon_opacus_prv": frame.epsilon_opacus_prv.max(),
+                    "accuracy_mean": accuracy.mean(),
+                    "accuracy_std": accuracy.std(),
+                    "accuracy_min": accuracy.min(),
+                    "accuracy_max": accuracy.max(),
+                    "off_class_votes": frame.off_class_votes.mean(),
+                    DATA_STATUS_COLUMN: "",
+                }
+            )
+    columns = [
+        "dataset",
+        "kind",
+        "teachers",
+        "shard_size_min",
+        "shard_size_max",
+        "steps",
+        "epochs",
+        "sample_rate",
+        "Delta",
+        "epsilon_target",
+        "epsilon",
+        "epsilon_opacus_prv",
+        "accuracy_mean",
+        "accuracy_std",
+        "accuracy_min",
+        "accuracy_max",
+        "off_class_votes",
+        DATA_STATUS_COLUMN,
+    ]
     return pd.DataFrame(rows).reindex(columns=columns)
 
 
@@ -90,8 +124,17 @@ def query_budget(settings: dict, dataset: str, m: int) -> tuple[float, float]:
 def gamma_opt(settings: dict, dataset: str, m: int, solver: str = "highs") -> np.ndarray:
     """γ_opt of the DaRRM LP for ``K`` ``(ε_teacher, Δ)``-DP teachers at ``(mε, mΔ)`` (prior T_U)."""
     epsilon = settings["datasets"][dataset]["epsilon_teacher"]
-    return np.array(optimise_gamma_cached(settings["teachers"], m, epsilon, settings["Delta"], m * settings["Delta"],
-                                          settings["mean_probability"], solver).gamma)
+    return np.array(
+        optimise_gamma_cached(
+            settings["teachers"],
+            m,
+            epsilon,
+            settings["Delta"],
+            m * settings["Delta"],
+            settings["mean_probability"],
+            solver,
+        ).gamma
+    )
 
 
 def privacy_table(settings: dict, solver: str = "highs") -> pd.DataFrame:
@@ -109,17 +152,28 @@ def privacy_table(settings: dict, solver: str = "highs") -> pd.DataFrame:
             report = verify_privacy(gamma, K, m, teacher_epsilon, settings["Delta"], delta)
             for queries in settings["queries"]:
                 total_epsilon, total_delta = advanced_composition(epsilon, delta, queries, settings["delta_prime"])
-                rows.append({
-                    "dataset": dataset, "m": m, "queries": queries, "teachers": K, "epsilon_teacher": teacher_epsilon,
-                    "Delta": settings["Delta"], "epsilon_query": epsilon, "delta_query": delta,
-                    "gnmax_sigma": calibration.sigma, "gnmax_order": calibration.order,
-                    "gnmax_min_order": calibration.min_order,
-                    "gnmax_epsilon": rdp.gnmax_epsilon(calibration.sigma, delta, calibration.order),
-                    "gnmax_unanimous_accuracy": float(special.ndtr(K / (np.sqrt(2.0) * calibration.sigma))),
-                    "gamma_opt": " ".join(f"{g:.4f}" for g in mj.gamma_upper_half(gamma)),
-                    "gamma_opt_violation": report.violation, "gamma_opt_minus_majority": float(np.abs(gamma - 1).max()),
-                    "epsilon_total": total_epsilon, "delta_total": total_delta,
-                })
+                rows.append(
+                    {
+                        "dataset": dataset,
+                        "m": m,
+                        "queries": queries,
+                        "teachers": K,
+                        "epsilon_teacher": teacher_epsilon,
+                        "Delta": settings["Delta"],
+                        "epsilon_query": epsilon,
+                        "delta_query": delta,
+                        "gnmax_sigma": calibration.sigma,
+                        "gnmax_order": calibration.order,
+                        "gnmax_min_order": calibration.min_order,
+                        "gnmax_epsilon": rdp.gnmax_epsilon(calibration.sigma, delta, calibration.order),
+                        "gnmax_unanimous_accuracy": float(special.ndtr(K / (np.sqrt(2.0) * calibration.sigma))),
+                        "gamma_opt": " ".join(f"{g:.4f}" for g in mj.gamma_upper_half(gamma)),
+                        "gamma_opt_violation": report.violation,
+                        "gamma_opt_minus_majority": float(np.abs(gamma - 1).max()),
+                        "epsilon_total": total_epsilon,
+                        "delta_total": total_delta,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -148,12 +202,25 @@ def expected_accuracies(private_votes, nonprivate_votes, truth, classes, m: int,
     gnmax_first = mj.gnmax_probability_first(class_counts(nonprivate_votes, classes), sigma)
     sub_one = mj.subsample_majority_probability(K, m)[ones]
     opt_one = mj.darrm_probability_one(gamma, np.eye(K + 1)[ones])
-    return {method: np.where(is_one, p_one, 1.0 - p_one)
-            for method, p_one in (("gnmax", 1.0 - gnmax_first), ("sub", sub_one), ("opt", opt_one))}
+    return {
+        method: np.where(is_one, p_one, 1.0 - p_one)
+        for method, p_one in (("gnmax", 1.0 - gnmax_first), ("sub", sub_one), ("opt", opt_one))
+    }
 
 
-def simulate_queries(private_votes, nonprivate_votes, truth, classes, m: int, queries: int, draws: int, sigma: float,
-                     gamma, seed: int, dataset: str) -> dict:
+def simulate_queries(
+    private_votes,
+    nonprivate_votes,
+    truth,
+    classes,
+    m: int,
+    queries: int,
+    draws: int,
+    sigma: float,
+    gamma,
+    seed: int,
+    dataset: str,
+) -> dict:
     """Number of correct labels of each aggregator on ``draws`` random sets of ``queries`` pool
     images (without replacement; the same sets for every method and budget m), ``(draws,)`` ints
     per method."""
@@ -162,9 +229,11 @@ def simulate_queries(private_votes, nonprivate_votes, truth, classes, m: int, qu
     correct = {method: np.empty(draws, dtype=np.int64) for method in METHODS}
     for draw in range(draws):
         chosen = seeding.generator(seed, PAPER, "queries", dataset, queries, draw).choice(
-            truth.size, size=queries, replace=False)
-        noise = {method: seeding.generator(seed, PAPER, "aggregate", dataset, m, queries, draw, method)
-                 for method in METHODS}
+            truth.size, size=queries, replace=False
+        )
+        noise = {
+            method: seeding.generator(seed, PAPER, "aggregate", dataset, m, queries, draw, method) for method in METHODS
+        }
         labels = {
             "gnmax": np.asarray(classes)[mj.gnmax_aggregate(counts[chosen], sigma, noise["gnmax"])],
             "sub": np.asarray(classes)[mj.subsample_majority(binary[chosen], m, noise["sub"])],
@@ -198,9 +267,17 @@ def accuracy_table(votes: dict, statuses: dict, settings: dict, seed: int, solve
         for m in settings["ms"]:
             for queries in settings["queries"]:
                 budget = privacy.loc[(dataset, m, queries)]
-                row = {"dataset": dataset, "m": m, "queries": queries, "epsilon_query": budget.epsilon_query,
-                       "delta_query": budget.delta_query, "epsilon_total": budget.epsilon_total,
-                       "delta_total": budget.delta_total, "gnmax_sigma": budget.gnmax_sigma, "draws": draws}
+                row = {
+                    "dataset": dataset,
+                    "m": m,
+                    "queries": queries,
+                    "epsilon_query": budget.epsilon_query,
+                    "delta_query": budget.delta_query,
+                    "epsilon_total": budget.epsilon_total,
+                    "delta_total": budget.delta_total,
+                    "gnmax_sigma": budget.gnmax_sigma,
+                    "draws": draws,
+                }
                 if dataset not in votes:
                     rows.append({**row, DATA_STATUS_COLUMN: needs_download(dataset, statuses[dataset])})
                     continue
@@ -209,10 +286,22 @@ def accuracy_table(votes: dict, statuses: dict, settings: dict, seed: int, solve
                     raise ValueError(f"{dataset}: private and non-private votes cover different test images")
                 truth = private["labels"]
                 gamma = gamma_opt(settings, dataset, m, solver)
-                exact = expected_accuracies(private["votes"], nonprivate["votes"], truth, classes, m,
-                                            budget.gnmax_sigma, gamma)
-                correct = simulate_queries(private["votes"], nonprivate["votes"], truth, classes, m, queries, draws,
-                                           budget.gnmax_sigma, gamma, seed, dataset)
+                exact = expected_accuracies(
+                    private["votes"], nonprivate["votes"], truth, classes, m, budget.gnmax_sigma, gamma
+                )
+                correct = simulate_queries(
+                    private["votes"],
+                    nonprivate["votes"],
+                    truth,
+                    classes,
+                    m,
+                    queries,
+                    draws,
+                    budget.gnmax_sigma,
+                    gamma,
+                    seed,
+                    dataset,
+                )
                 total = {method: int(correct[method].sum()) for method in METHODS}
                 answered = queries * draws  # means and gaps from the counts of correct labels: no round-off
                 for method in METHODS:
@@ -220,15 +309,33 @@ def accuracy_table(votes: dict, statuses: dict, settings: dict, seed: int, solve
                     expected = exact[method].mean()
                     row[f"{method}_mean"], row[f"{method}_std"], row[f"{method}_expected"] = mean, std, expected
                     row[f"{method}_z"] = z_score(mean, expected, std / np.sqrt(draws))
-                row |= {"sub_minus_gnmax": (total["sub"] - total["gnmax"]) / answered,
-                        "opt_minus_sub": (total["opt"] - total["sub"]) / answered,
-                        "opt_minus_gnmax": (total["opt"] - total["gnmax"]) / answered, "pool": truth.size,
-                        DATA_STATUS_COLUMN: ""}
+                row |= {
+                    "sub_minus_gnmax": (total["sub"] - total["gnmax"]) / answered,
+                    "opt_minus_sub": (total["opt"] - total["sub"]) / answered,
+                    "opt_minus_gnmax": (total["opt"] - total["gnmax"]) / answered,
+                    "pool": truth.size,
+                    DATA_STATUS_COLUMN: "",
+                }
                 rows.append(row)
-    columns = ["dataset", "m", "queries", "epsilon_query", "delta_query", "epsilon_total", "delta_total",
-               "gnmax_sigma", *[f"{method}_{stat}" for method in METHODS for stat in ("mean", "std")],
-               *[f"{method}_expected" for method in METHODS], *[f"{method}_z" for method in METHODS],
-               "sub_minus_gnmax", "opt_minus_sub", "opt_minus_gnmax", "draws", "pool", DATA_STATUS_COLUMN]
+    columns = [
+        "dataset",
+        "m",
+        "queries",
+        "epsilon_query",
+        "delta_query",
+        "epsilon_total",
+        "delta_total",
+        "gnmax_sigma",
+        *[f"{method}_{stat}" for method in METHODS for stat in ("mean", "std")],
+        *[f"{method}_expected" for method in METHODS],
+        *[f"{method}_z" for method in METHODS],
+        "sub_minus_gnmax",
+        "opt_minus_sub",
+        "opt_minus_gnmax",
+        "draws",
+        "pool",
+        DATA_STATUS_COLUMN,
+    ]
     return pd.DataFrame(rows).reindex(columns=columns)
 
 

@@ -23,15 +23,31 @@ log = logging.getLogger(__name__)
 
 PAPER = "darrm"
 KINDS = ("private", "nonprivate")
-SPLITS = {"train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
-          "test": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")}
-TEACHER_COLUMNS = ["dataset", "kind", "teacher", "shard_start", "shard_size", "steps", "epochs", "sample_rate",
-                   "epsilon", "epsilon_opacus_prv", "test_accuracy", "off_class_votes"]
+SPLITS = {
+    "train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
+    "test": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"),
+}
+TEACHER_COLUMNS = [
+    "dataset",
+    "kind",
+    "teacher",
+    "shard_start",
+    "shard_size",
+    "steps",
+    "epochs",
+    "sample_rate",
+    "epsilon",
+    "epsilon_opacus_prv",
+    "test_accuracy",
+    "off_class_votes",
+]
 
 
 COMMON_SETTINGS = ("classes", "teachers", "shard_size", "remainder", "train_size", "batch_size", "learning_rate")
-KIND_SETTINGS = {"private": ("Delta", "noise_multiplier", "max_grad_norm", "private_steps"),
-                 "nonprivate": ("nonprivate_epochs",)}
+KIND_SETTINGS = {
+    "private": ("Delta", "noise_multiplier", "max_grad_norm", "private_steps"),
+    "nonprivate": ("nonprivate_epochs",),
+}
 
 
 def teacher_settings(section: dict, dataset: str, kind: str) -> dict:
@@ -54,7 +70,9 @@ def two_class_split(files: dict, dataset: str, split: str, classes) -> tuple[np.
     return images[index], labels[index], index
 
 
-def teacher_shards(n: int, teachers: int, shard_size: int | None = None, remainder: str = "last") -> list[tuple[int, int]]:
+def teacher_shards(
+    n: int, teachers: int, shard_size: int | None = None, remainder: str = "last"
+) -> list[tuple[int, int]]:
     """``K`` contiguous disjoint shards ``[start, stop)`` of ``n`` training images (spec §3).
 
     ``shard_size`` ``None``: ``⌊n/K⌋`` each, the remainder going to the last shard (the authors'
@@ -70,7 +88,7 @@ def teacher_shards(n: int, teachers: int, shard_size: int | None = None, remaind
 
 def teacher_seed(seed: int, dataset: str, kind: str, teacher: int) -> int:
     """The torch seed of one teacher, from the config seed and the teacher's keys."""
-    return int(seeding.generator(seed, PAPER, "teachers", dataset, kind, teacher).integers(2 ** 62))
+    return int(seeding.generator(seed, PAPER, "teachers", dataset, kind, teacher).integers(2**62))
 
 
 def private_steps(settings: dict, epsilon_teacher: float, sample_rate: float) -> int:
@@ -85,18 +103,25 @@ def _train_teacher(x, y, kind: str, steps, settings: dict, seed: int, device):
     from dpreplication.learning import teachers as learning
 
     if kind == "nonprivate":
-        model, record = learning.train_nonprivate(x, y, settings["nonprivate_epochs"], settings["learning_rate"],
-                                                  settings["batch_size"], seed, device)
+        model, record = learning.train_nonprivate(
+            x, y, settings["nonprivate_epochs"], settings["learning_rate"], settings["batch_size"], seed, device
+        )
         return model, record, np.nan, np.nan
     sigma, delta = settings["noise_multiplier"], settings["Delta"]
-    model, record = learning.train_private(x, y, steps, sigma, settings["max_grad_norm"], settings["learning_rate"],
-                                           settings["batch_size"], seed, device)
-    return (model, record, rdp.dp_sgd_epsilon(sigma, record.sample_rate, record.steps, delta),
-            rdp.opacus_epsilon(sigma, record.sample_rate, record.steps, delta))
+    model, record = learning.train_private(
+        x, y, steps, sigma, settings["max_grad_norm"], settings["learning_rate"], settings["batch_size"], seed, device
+    )
+    return (
+        model,
+        record,
+        rdp.dp_sgd_epsilon(sigma, record.sample_rate, record.steps, delta),
+        rdp.opacus_epsilon(sigma, record.sample_rate, record.steps, delta),
+    )
 
 
-def teacher_votes(files: dict, dataset: str, kind: str, settings: dict, seed: int,
-                  threads: int = 1) -> tuple[dict, pd.DataFrame]:
+def teacher_votes(
+    files: dict, dataset: str, kind: str, settings: dict, seed: int, threads: int = 1
+) -> tuple[dict, pd.DataFrame]:
     """Train the ``K`` teachers of ``dataset`` (``kind`` private or nonprivate) and collect their votes.
 
     Returns the arrays of the vote cache — ``votes`` ``(K, n_test)`` (class 0–9 per teacher and
@@ -120,21 +145,52 @@ def teacher_votes(files: dict, dataset: str, kind: str, settings: dict, seed: in
     epsilon_target = settings["datasets"][dataset]["epsilon_teacher"] if kind == "private" else np.nan
     sample_rate = max(learning.poisson_sample_rate(stop - start, batch) for start, stop in shards)
     steps = private_steps(settings, epsilon_target, sample_rate) if kind == "private" else None
-    log.info("%s %s teachers on %d images (%s), test pool %d, device %s, steps %s", dataset, kind, len(y_train),
-             shards, len(y_test), device, steps)
+    log.info(
+        "%s %s teachers on %d images (%s), test pool %d, device %s, steps %s",
+        dataset,
+        kind,
+        len(y_train),
+        shards,
+        len(y_test),
+        device,
+        steps,
+    )
     votes, rows = [], []
     for teacher, (start, stop) in enumerate(shards):
         x, y = x_train[start:stop], y_train[start:stop]
-        model, record, epsilon, epsilon_prv = _train_teacher(x, y, kind, steps, settings,
-                                                             teacher_seed(seed, dataset, kind, teacher), device)
+        model, record, epsilon, epsilon_prv = _train_teacher(
+            x, y, kind, steps, settings, teacher_seed(seed, dataset, kind, teacher), device
+        )
         if epsilon > epsilon_target * (1 + 1e-12):
             raise ValueError(f"{dataset} teacher {teacher}: ε = {epsilon:.6g} exceeds the stated {epsilon_target}")
         prediction = learning.predict(model, x_test, device)
         votes.append(prediction)
-        rows.append((dataset, kind, teacher, start, stop - start, record.steps, record.epochs, record.sample_rate,
-                     epsilon, epsilon_prv, float(np.mean(prediction == y_test)),
-                     float(np.mean(~np.isin(prediction, classes)))))
-        log.info("%s %s teacher %d: %d steps in %.1fs, eps %.5f (Opacus PRV %.5f), test accuracy %.4f",
-                 dataset, kind, teacher, record.steps, record.seconds, epsilon, epsilon_prv, rows[-1][10])
+        rows.append(
+            (
+                dataset,
+                kind,
+                teacher,
+                start,
+                stop - start,
+                record.steps,
+                record.epochs,
+                record.sample_rate,
+                epsilon,
+                epsilon_prv,
+                float(np.mean(prediction == y_test)),
+                float(np.mean(~np.isin(prediction, classes))),
+            )
+        )
+        log.info(
+            "%s %s teacher %d: %d steps in %.1fs, eps %.5f (Opacus PRV %.5f), test accuracy %.4f",
+            dataset,
+            kind,
+            teacher,
+            record.steps,
+            record.seconds,
+            epsilon,
+            epsilon_prv,
+            rows[-1][10],
+        )
     arrays = {"votes": np.stack(votes), "labels": y_test, "test_index": test_index}
     return arrays, pd.DataFrame(rows, columns=TEACHER_COLUMNS)

@@ -19,9 +19,9 @@ the folds from ``(seed, "privgene", "folds", dataset, repetition)`` only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -45,40 +45,72 @@ class DatasetSpec:
     """A Table-2 dataset: the paper's facts, the files it is built from and any substitution."""
 
     name: str
-    task: str                     # the paper's task column
+    task: str  # the paper's task column
     paper_n: int
     paper_d: int
-    catalog: str | None           # key of dpreplication.data.catalog (None: bundled image)
+    catalog: str | None  # key of dpreplication.data.catalog (None: bundled image)
     files: tuple[str, ...]
     substitute: str = ""
-    our_task: str = ""            # what our copy predicts, where it differs from the paper's task
-    short_label: str = ""         # the substitute in a few words (figure titles)
+    our_task: str = ""  # what our copy predicts, where it differs from the paper's task
+    short_label: str = ""  # the substitute in a few words (figure titles)
 
 
-US_SUBSTITUTE = ("IPUMS-International US extract not redistributable: NIST excerpt of the 2019 ACS "
-                 "(public domain), people with a reported income, label PINCP > 25,000 USD, 57 features")
-BR_SUBSTITUTE = ("IPUMS-International Brazil extract not redistributable and not supplied: raw UCI Adult, "
-                 "class-balanced (all >50K rows + as many others, seeded), 52 features; a balanced census income "
-                 "task like BR (50.6 % positive), not Brazilian data")
-IMAGE_SUBSTITUTE = ("SIPU 'house' RGB set unavailable: 34,112 pixels drawn (seeded) from scikit-learn's bundled "
-                    "china.jpg, 0-255 scaled to [-1, 1]")
+US_SUBSTITUTE = (
+    "IPUMS-International US extract not redistributable: NIST excerpt of the 2019 ACS "
+    "(public domain), people with a reported income, label PINCP > 25,000 USD, 57 features"
+)
+BR_SUBSTITUTE = (
+    "IPUMS-International Brazil extract not redistributable and not supplied: raw UCI Adult, "
+    "class-balanced (all >50K rows + as many others, seeded), 52 features; a balanced census income "
+    "task like BR (50.6 % positive), not Brazilian data"
+)
+IMAGE_SUBSTITUTE = (
+    "SIPU 'house' RGB set unavailable: 34,112 pixels drawn (seeded) from scikit-learn's bundled "
+    "china.jpg, 0-255 scaled to [-1, 1]"
+)
 
 DATASETS: dict[str, DatasetSpec] = {
     "Adult": DatasetSpec("Adult", "income > 50k USD/yr", 48842, 124, "adult_libsvm", ("a9a", "a9a.t")),
     "Banking": DatasetSpec("Banking", "term deposit", 45211, 33, "bank", ("bank-full.csv",)),
-    "US": DatasetSpec("US", "income > 25k USD/yr", 40000, 58, "census_us_acs", ("national2019.csv",), US_SUBSTITUTE,
-                      "personal income PINCP > 25k USD/yr (ACS 2019)", "ACS 2019 substitute"),
-    "BR": DatasetSpec("BR", "income > 300 USD/month", 38000, 53, "uci_adult", ("adult.data", "adult.test"),
-                      BR_SUBSTITUTE, "income > 50k USD/yr (UCI Adult, balanced)", "balanced UCI Adult stand-in"),
+    "US": DatasetSpec(
+        "US",
+        "income > 25k USD/yr",
+        40000,
+        58,
+        "census_us_acs",
+        ("national2019.csv",),
+        US_SUBSTITUTE,
+        "personal income PINCP > 25k USD/yr (ACS 2019)",
+        "ACS 2019 substitute",
+    ),
+    "BR": DatasetSpec(
+        "BR",
+        "income > 300 USD/month",
+        38000,
+        53,
+        "uci_adult",
+        ("adult.data", "adult.test"),
+        BR_SUBSTITUTE,
+        "income > 50k USD/yr (UCI Adult, balanced)",
+        "balanced UCI Adult stand-in",
+    ),
     "Lifesci": DatasetSpec("Lifesci", "k-means, k = 3, 5", 26733, 10, "lifesci", ("ds1.10.csv",)),
-    "Image": DatasetSpec("Image", "k-means, k = 10, 15", 34112, 3, None, (), IMAGE_SUBSTITUTE,
-                         short_label="china.jpg pixels substitute"),
+    "Image": DatasetSpec(
+        "Image", "k-means, k = 10, 15", 34112, 3, None, (), IMAGE_SUBSTITUTE, short_label="china.jpg pixels substitute"
+    ),
 }
 """Table 2 of the paper, with the source of each of our copies."""
 
 
-def prepare_dataset(name: str, paths, seed: int, scaling: str = "dataset", us_income_threshold: float = 25000.0,
-                    br_extract: str | None = None, image_pixels: int = tabular.IMAGE_PIXELS) -> tabular.TabularData:
+def prepare_dataset(
+    name: str,
+    paths,
+    seed: int,
+    scaling: str = "dataset",
+    us_income_threshold: float = 25000.0,
+    br_extract: str | None = None,
+    image_pixels: int = tabular.IMAGE_PIXELS,
+) -> tabular.TabularData:
     """Encode and scale one Table-2 dataset from its verified files (spec §6).
 
     ``paths`` are the catalogue files of :data:`DATASETS` in order. ``br_extract`` (a path)
@@ -94,7 +126,11 @@ def prepare_dataset(name: str, paths, seed: int, scaling: str = "dataset", us_in
     elif name == "US":
         encoded, source = tabular.encode_acs_income(*paths, threshold=us_income_threshold), "NIST ACS 2019 excerpt"
     elif name == "BR" and br_extract:
-        encoded, source, substitute = tabular.encode_user_extract(br_extract), f"user extract {Path(br_extract).name}", ""
+        encoded, source, substitute = (
+            tabular.encode_user_extract(br_extract),
+            f"user extract {Path(br_extract).name}",
+            "",
+        )
     elif name == "BR":
         encoded, source = tabular.encode_adult_balanced(*paths, rng), "UCI adult.data + adult.test (balanced)"
     elif name == "Lifesci":
@@ -113,15 +149,24 @@ def table2(data: dict[str, tabular.TabularData]) -> pd.DataFrame:
     rows = []
     for name, item in data.items():
         spec = DATASETS[name]
-        rows.append({
-            "dataset": name, "n": item.features.shape[0], "d": item.dimensionality, "task": spec.task,
-            "our_task": spec.our_task if item.substitute and spec.our_task else spec.task,
-            "positive_rate": np.nan if item.labels is None else float(np.mean(item.labels)),
-            "paper_n": spec.paper_n, "paper_d": spec.paper_d,
-            "n_ratio": item.features.shape[0] / spec.paper_n, "d_difference": item.dimensionality - spec.paper_d,
-            "feature_min": float(item.features.min()), "feature_max": float(item.features.max()),
-            "source": item.source, "substitute": item.substitute or "none (the paper's data)",
-        })
+        rows.append(
+            {
+                "dataset": name,
+                "n": item.features.shape[0],
+                "d": item.dimensionality,
+                "task": spec.task,
+                "our_task": spec.our_task if item.substitute and spec.our_task else spec.task,
+                "positive_rate": np.nan if item.labels is None else float(np.mean(item.labels)),
+                "paper_n": spec.paper_n,
+                "paper_d": spec.paper_d,
+                "n_ratio": item.features.shape[0] / spec.paper_n,
+                "d_difference": item.dimensionality - spec.paper_d,
+                "feature_min": float(item.features.min()),
+                "feature_max": float(item.features.max()),
+                "source": item.source,
+                "substitute": item.substitute or "none (the paper's data)",
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -134,8 +179,9 @@ def task_labels(task: str, labels: np.ndarray) -> np.ndarray:
     return labels if task == "lr" else 2.0 * labels - 1.0
 
 
-def make_fitness(task: str, features, labels, C: float = models.PRIVATE_SVM_C, k: int | None = None,
-                 kmeans_delta_factor: float = 2.0):
+def make_fitness(
+    task: str, features, labels, C: float = models.PRIVATE_SVM_C, k: int | None = None, kmeans_delta_factor: float = 2.0
+):
     """The fitness object of ``task`` (``lr``, ``svm`` or ``kmeans``) on training data (0/1 labels)."""
     if task == "lr":
         return LogisticFitness(features, task_labels(task, labels))
@@ -161,14 +207,21 @@ VARIANTS: dict[str, dict] = {
 report-noisy-max/exponential noise (≡ permute-and-flip), an extra of spec §9."""
 
 
-def privgene_method(task: str, epsilon: float, settings: PrivGeneSettings, C: float = models.PRIVATE_SVM_C,
-                    per_iteration: bool = False, r_settings: PrivGeneSettings | None = None) -> Callable:
+def privgene_method(
+    task: str,
+    epsilon: float,
+    settings: PrivGeneSettings,
+    C: float = models.PRIVATE_SVM_C,
+    per_iteration: bool = False,
+    r_settings: PrivGeneSettings | None = None,
+) -> Callable:
     """A protocol method running PrivGene on the training fold and scoring the test fold.
 
     ``per_iteration``: one row per iteration — the test error of the vector selected at
     that iteration (all are ε-DP outputs), with the trace (Δ1, Δ2, Δ used, scale).
     ``r_settings``: take r from these settings (Figs 6–7 run EM with EEM's r).
     """
+
     def run(train_x, train_y, test_x, test_y, rng):
         fitness = make_fitness(task, train_x, train_y, C)
         reference = r_settings or settings
@@ -180,17 +233,22 @@ def privgene_method(task: str, epsilon: float, settings: PrivGeneSettings, C: fl
             trace["error"] = np.atleast_1d(models.misclassification_rate(test_x, truth, result.selected, task))
             trace.insert(0, "r", result.iterations)
             return trace
-        return {"r": result.iterations, "error": float(models.misclassification_rate(test_x, truth, result.omega, task))}
+        return {
+            "r": result.iterations,
+            "error": float(models.misclassification_rate(test_x, truth, result.omega, task)),
+        }
 
     return run
 
 
 def noprivacy_method(task: str, C: float | None = None) -> Callable:
     """NoPrivacy (spec §3.1): unregularised LR by Newton, or the linear SVM with the tuned ``C``."""
+
     def run(train_x, train_y, test_x, test_y, rng):
         truth = task_labels(task, train_y)
-        omega = (models.fit_logistic_regression(train_x, truth) if task == "lr"
-                 else models.fit_linear_svm(train_x, truth, C))
+        omega = (
+            models.fit_logistic_regression(train_x, truth) if task == "lr" else models.fit_linear_svm(train_x, truth, C)
+        )
         return {"error": float(models.misclassification_rate(test_x, task_labels(task, test_y), omega, task))}
 
     return run
@@ -198,6 +256,7 @@ def noprivacy_method(task: str, C: float | None = None) -> Callable:
 
 def majority_method(task: str, epsilon: float) -> Callable:
     """Majority (spec §3.2): the constant label chosen by a Laplace-noised count (ε-DP)."""
+
     def run(train_x, train_y, test_x, test_y, rng):
         label = models.majority_classifier(task_labels(task, train_y), epsilon, rng)
         return {"error": float(np.mean(task_labels(task, test_y) != label))}
@@ -215,14 +274,33 @@ def job_generator(seed: int, figure: str, dataset: str, task: str, method: str, 
     return lambda fold: seeding.generator(seed, PAPER, figure, dataset, task, method, parameter, repetition, fold)
 
 
-def run_job(data: tabular.TabularData, method: Callable, *, seed: int, figure: str, task: str, method_name: str,
-            parameter: float, repetition: int, folds: int = 5, use_folds=None, labels: dict | None = None) -> pd.DataFrame:
+def run_job(
+    data: tabular.TabularData,
+    method: Callable,
+    *,
+    seed: int,
+    figure: str,
+    task: str,
+    method_name: str,
+    parameter: float,
+    repetition: int,
+    folds: int = 5,
+    use_folds=None,
+    labels: dict | None = None,
+) -> pd.DataFrame:
     """One job: ``method`` on the shared folds of ``repetition``; one row per fold (or per fold and iteration)."""
     splits = repetition_folds(len(data.features), folds, seed, PAPER, data.name, repetition)
-    frame = cross_validate(data.features, data.labels, splits, method,
-                           job_generator(seed, figure, data.name, task, method_name, parameter, repetition), use_folds)
-    return with_key_columns(frame, dataset=data.name, task=task, method=method_name, **(labels or {}),
-                            repetition=repetition)
+    frame = cross_validate(
+        data.features,
+        data.labels,
+        splits,
+        method,
+        job_generator(seed, figure, data.name, task, method_name, parameter, repetition),
+        use_folds,
+    )
+    return with_key_columns(
+        frame, dataset=data.name, task=task, method=method_name, **(labels or {}), repetition=repetition
+    )
 
 
 def with_key_columns(frame: pd.DataFrame, **keys) -> pd.DataFrame:
@@ -232,23 +310,65 @@ def with_key_columns(frame: pd.DataFrame, **keys) -> pd.DataFrame:
     return frame
 
 
-def choice_of_c_job(data, task: str, c: float, repetition: int, *, seed: int, epsilon: float, algorithm: dict,
-                    folds: int = 5, use_folds=None) -> pd.DataFrame:
+def choice_of_c_job(
+    data,
+    task: str,
+    c: float,
+    repetition: int,
+    *,
+    seed: int,
+    epsilon: float,
+    algorithm: dict,
+    folds: int = 5,
+    use_folds=None,
+) -> pd.DataFrame:
     """Fig. 2 job: PrivGene+EEM (m' = 1) with ``c`` at budget ``ε`` on one repetition's folds."""
     settings = algorithm_settings(algorithm, c=c, **VARIANTS["EEM"])
     method = privgene_method(task, epsilon, settings, algorithm["svm_C"])
-    return run_job(data, method, seed=seed, figure="choice_of_c", task=task, method_name="PrivGene-EEM", parameter=c,
-                   repetition=repetition, folds=folds, use_folds=use_folds, labels={"epsilon": epsilon, "c": c})
+    return run_job(
+        data,
+        method,
+        seed=seed,
+        figure="choice_of_c",
+        task=task,
+        method_name="PrivGene-EEM",
+        parameter=c,
+        repetition=repetition,
+        folds=folds,
+        use_folds=use_folds,
+        labels={"epsilon": epsilon, "c": c},
+    )
 
 
-def eem_vs_em_job(data, task: str, variant: str, repetition: int, *, seed: int, epsilon: float, algorithm: dict,
-                  folds: int = 5, use_folds=None) -> pd.DataFrame:
+def eem_vs_em_job(
+    data,
+    task: str,
+    variant: str,
+    repetition: int,
+    *,
+    seed: int,
+    epsilon: float,
+    algorithm: dict,
+    folds: int = 5,
+    use_folds=None,
+) -> pd.DataFrame:
     """Figs 6–7 job: one selection variant at ``ε``, r of EEM, test error of every iteration's selection."""
     settings = algorithm_settings(algorithm, **VARIANTS[variant])
     reference = algorithm_settings(algorithm, **VARIANTS["EEM"])
     method = privgene_method(task, epsilon, settings, algorithm["svm_C"], per_iteration=True, r_settings=reference)
-    return run_job(data, method, seed=seed, figure="eem_vs_em", task=task, method_name=variant, parameter=epsilon,
-                   repetition=repetition, folds=folds, use_folds=use_folds, labels={"epsilon": epsilon})
+    return run_job(
+        data,
+        method,
+        seed=seed,
+        figure="eem_vs_em",
+        task=task,
+        method_name=variant,
+        parameter=epsilon,
+        repetition=repetition,
+        folds=folds,
+        use_folds=use_folds,
+        labels={"epsilon": epsilon},
+    )
 
 
 def svm_c_tuning(data, *, seed: int, grid, folds: int = 5, use_folds=None) -> pd.DataFrame:
@@ -257,12 +377,23 @@ def svm_c_tuning(data, *, seed: int, grid, folds: int = 5, use_folds=None) -> pd
     chosen_folds = [splits[i] for i in (range(folds) if use_folds is None else use_folds)]
     errors = models.svm_cross_validation_errors(data.features, task_labels("svm", data.labels), chosen_folds, grid)
     best = int(np.argmin(errors))
-    return pd.DataFrame({"dataset": data.name, "C": list(grid), "cv_error": errors,
-                         "chosen": [i == best for i in range(len(grid))]})
+    return pd.DataFrame(
+        {"dataset": data.name, "C": list(grid), "cv_error": errors, "chosen": [i == best for i in range(len(grid))]}
+    )
 
 
-def reference_job(data, task: str, method_name: str, repetition: int, *, seed: int, epsilon: float,
-                  svm_C: float | None = None, folds: int = 5, use_folds=None) -> pd.DataFrame:
+def reference_job(
+    data,
+    task: str,
+    method_name: str,
+    repetition: int,
+    *,
+    seed: int,
+    epsilon: float,
+    svm_C: float | None = None,
+    folds: int = 5,
+    use_folds=None,
+) -> pd.DataFrame:
     """A NoPrivacy or Majority job (spec §3.1–§3.2) on one repetition's folds."""
     if method_name == "NoPrivacy":
         method = noprivacy_method(task, svm_C)
@@ -270,6 +401,16 @@ def reference_job(data, task: str, method_name: str, repetition: int, *, seed: i
         method = majority_method(task, epsilon)
     else:
         raise ValueError(f"unknown reference method {method_name!r}")
-    return run_job(data, method, seed=seed, figure="reference", task=task, method_name=method_name, parameter=epsilon,
-                   repetition=repetition, folds=folds, use_folds=use_folds,
-                   labels={"epsilon": epsilon, "C": np.nan if svm_C is None else svm_C})
+    return run_job(
+        data,
+        method,
+        seed=seed,
+        figure="reference",
+        task=task,
+        method_name=method_name,
+        parameter=epsilon,
+        repetition=repetition,
+        folds=folds,
+        use_folds=use_folds,
+        labels={"epsilon": epsilon, "C": np.nan if svm_C is None else svm_C},
+    )

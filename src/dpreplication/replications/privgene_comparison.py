@@ -21,7 +21,7 @@ tables count these failures per point.
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -33,7 +33,14 @@ from dpreplication.learning import sample_and_aggregate as gupt
 from dpreplication.learning.genetic import privgene
 from dpreplication.learning.protocol import cross_validate, repetition_folds
 from dpreplication.replications.privgene import (
-    PAPER, VARIANTS, algorithm_settings, make_fitness, majority_method, privgene_method, task_labels, with_key_columns,
+    PAPER,
+    VARIANTS,
+    algorithm_settings,
+    majority_method,
+    make_fitness,
+    privgene_method,
+    task_labels,
+    with_key_columns,
 )
 
 LOGGER = logging.getLogger(__name__)
@@ -96,17 +103,28 @@ def _rows(epsilons, values) -> pd.DataFrame:
     return pd.DataFrame([(float(e), *v) for e, v in zip(epsilons, values)], columns=JOB_COLUMNS)
 
 
-def linear_method(task: str, method: str, epsilons, *, algorithm: dict | None = None, svm_C: float = models.PRIVATE_SVM_C,
-                  gupt_eps_fraction: float = 1.0, erm_lr_regulariser: float = objective_perturbation.LOGISTIC_REGULARISER,
-                  erm_svm_regulariser: float | None = None, erm_huber_h: float = objective_perturbation.HUBER_H) -> Callable:
+def linear_method(
+    task: str,
+    method: str,
+    epsilons,
+    *,
+    algorithm: dict | None = None,
+    svm_C: float = models.PRIVATE_SVM_C,
+    gupt_eps_fraction: float = 1.0,
+    erm_lr_regulariser: float = objective_perturbation.LOGISTIC_REGULARISER,
+    erm_svm_regulariser: float | None = None,
+    erm_huber_h: float = objective_perturbation.HUBER_H,
+) -> Callable:
     """A protocol method running ``method`` on one fold at every ε (spec §3), one row per ε; its
     last argument is the fold's stream factory ``keys -> Generator`` (:func:`job_streams`).
 
     ``erm_svm_regulariser=None``: Λ = 1/(C·n) with C = ``svm_C`` (spec §3.4 [inferred]).
     """
     if method not in METHODS[task] or method in EPSILON_FREE:
-        raise ValueError(f"{method!r} is not a comparison job of task {task!r}; jobs: "
-                         f"{[m for m in METHODS[task] if m not in EPSILON_FREE]}")
+        raise ValueError(
+            f"{method!r} is not a comparison job of task {task!r}; jobs: "
+            f"{[m for m in METHODS[task] if m not in EPSILON_FREE]}"
+        )
 
     def releaser(train_x, train_y, streams) -> Callable[[float], np.ndarray]:
         """``ε -> ω`` of a baseline; what does not depend on ε (PrivateSVM's weights, GUPT's
@@ -114,34 +132,54 @@ def linear_method(task: str, method: str, epsilons, *, algorithm: dict | None = 
         y_pm = task_labels("svm", train_y)
         if method == "PrivateERM":
             loss = "logistic" if task == "lr" else "huber"
-            regulariser = (erm_lr_regulariser if task == "lr" else
-                           1.0 / (svm_C * len(train_x)) if erm_svm_regulariser is None else erm_svm_regulariser)
-            return lambda e: objective_perturbation.fit_private_erm(train_x, y_pm, e, streams(e), loss=loss,
-                                                                    regulariser=regulariser, huber_h=erm_huber_h)
+            regulariser = (
+                erm_lr_regulariser
+                if task == "lr"
+                else 1.0 / (svm_C * len(train_x))
+                if erm_svm_regulariser is None
+                else erm_svm_regulariser
+            )
+            return lambda e: objective_perturbation.fit_private_erm(
+                train_x, y_pm, e, streams(e), loss=loss, regulariser=regulariser, huber_h=erm_huber_h
+            )
         if method == "FM":
             return lambda e: functional_mechanism.fit_functional_mechanism(train_x, train_y, e, streams(e))
         if method == "PrivateSVM":
             weights = output_perturbation.fit_svm_weights(train_x, y_pm, svm_C)
             return lambda e: output_perturbation.privatise_svm_weights(weights, len(train_x), e, streams(e), svm_C)
         blocks = gupt.gupt_partition(len(train_x), streams("partition"))
-        outputs = (gupt.logistic_block_outputs(train_x, train_y, blocks) if task == "lr"
-                   else gupt.svm_block_outputs(train_x, y_pm, blocks, svm_C))
+        outputs = (
+            gupt.logistic_block_outputs(train_x, train_y, blocks)
+            if task == "lr"
+            else gupt.svm_block_outputs(train_x, y_pm, blocks, svm_C)
+        )
         return lambda e: gupt.gupt_aggregate(outputs, gupt.LINEAR_RANGE, e, streams(e), gupt_eps_fraction)
 
     def run(train_x, train_y, test_x, test_y, streams):
         if method == "PrivGene":
             settings = algorithm_settings(algorithm, **VARIANTS["EEM"])
-            results = [privgene_method(task, e, settings, svm_C)(train_x, train_y, test_x, test_y, streams(e))
-                       for e in epsilons]
+            results = [
+                privgene_method(task, e, settings, svm_C)(train_x, train_y, test_x, test_y, streams(e))
+                for e in epsilons
+            ]
             return _rows(epsilons, [(res["error"], res["r"], "") for res in results])
         if method == "Majority":
-            return _rows(epsilons, [(majority_method(task, e)(train_x, train_y, test_x, test_y, streams(e))["error"],
-                                     np.nan, "") for e in epsilons])
+            return _rows(
+                epsilons,
+                [
+                    (majority_method(task, e)(train_x, train_y, test_x, test_y, streams(e))["error"], np.nan, "")
+                    for e in epsilons
+                ],
+            )
         release, failure = _guarded(lambda: releaser(train_x, train_y, streams), method)
         values = []
         for e in epsilons:
             omega, failure = (None, failure) if failure else _guarded(lambda: release(e), method)
-            error = np.nan if failure else float(models.misclassification_rate(test_x, task_labels(task, test_y), omega, task))
+            error = (
+                np.nan
+                if failure
+                else float(models.misclassification_rate(test_x, task_labels(task, test_y), omega, task))
+            )
             values.append((error, np.nan, failure))
         return _rows(epsilons, values)
 
@@ -150,11 +188,23 @@ def linear_method(task: str, method: str, epsilons, *, algorithm: dict | None = 
 
 def job_streams(seed: int, figure: str, dataset: str, task: str, method: str, repetition: int):
     """``fold -> (keys -> Generator)``: the independent streams of one job (module docstring)."""
-    return lambda fold: lambda *keys: seeding.generator(seed, PAPER, figure, dataset, task, method, repetition, fold, *keys)
+    return lambda fold: (
+        lambda *keys: seeding.generator(seed, PAPER, figure, dataset, task, method, repetition, fold, *keys)
+    )
 
 
-def comparison_job(data: tabular.TabularData, task: str, method: str, repetition: int, *, seed: int, epsilons,
-                   folds: int = 5, use_folds=None, **method_settings) -> pd.DataFrame:
+def comparison_job(
+    data: tabular.TabularData,
+    task: str,
+    method: str,
+    repetition: int,
+    *,
+    seed: int,
+    epsilons,
+    folds: int = 5,
+    use_folds=None,
+    **method_settings,
+) -> pd.DataFrame:
     """Figs 3–4 job: ``method`` on the shared folds of ``repetition`` at every ε of ``epsilons``.
 
     Columns: dataset, task, method, repetition, fold, n_train, n_test, epsilon, error, r (PrivGene's
@@ -163,8 +213,14 @@ def comparison_job(data: tabular.TabularData, task: str, method: str, repetition
     """
     splits = repetition_folds(len(data.features), folds, seed, PAPER, data.name, repetition)
     run = linear_method(task, method, epsilons, **method_settings)
-    frame = cross_validate(data.features, data.labels, splits, run,
-                           job_streams(seed, "comparison", data.name, task, method, repetition), use_folds)
+    frame = cross_validate(
+        data.features,
+        data.labels,
+        splits,
+        run,
+        job_streams(seed, "comparison", data.name, task, method, repetition),
+        use_folds,
+    )
     return with_key_columns(frame, dataset=data.name, task=task, method=method, repetition=repetition)
 
 
@@ -173,9 +229,19 @@ def kmeans_task(k: int) -> str:
     return f"kmeans_k{k}"
 
 
-def kmeans_job(data: tabular.TabularData, k: int, method: str, run: int, *, seed: int, epsilons,
-               algorithm: dict | None = None, gupt_eps_fraction: float = 1.0, restarts: int = 10,
-               max_iter: int = 300) -> pd.DataFrame:
+def kmeans_job(
+    data: tabular.TabularData,
+    k: int,
+    method: str,
+    run: int,
+    *,
+    seed: int,
+    epsilons,
+    algorithm: dict | None = None,
+    gupt_eps_fraction: float = 1.0,
+    restarts: int = 10,
+    max_iter: int = 300,
+) -> pd.DataFrame:
     """Fig. 5 job: one run of ``method`` clustering the full scaled data into ``k`` clusters at every ε.
 
     PrivGene: EM with m' = 10 (r = max(1, round(c·n·ε/10)), fitness of Eq. 18 with the Δ factor
@@ -203,8 +269,17 @@ def kmeans_job(data: tabular.TabularData, k: int, method: str, run: int, *, seed
         generator = streams("partition")
         blocks = gupt.gupt_partition(len(points), generator)
         outputs = gupt.kmeans_block_outputs(points, blocks, k, generator, restarts, max_iter)
-        frame = _rows(epsilons, [(variance(gupt.gupt_aggregate(outputs, gupt.CENTRE_RANGE, e, streams(e), gupt_eps_fraction)),
-                                  np.nan, "") for e in epsilons])
+        frame = _rows(
+            epsilons,
+            [
+                (
+                    variance(gupt.gupt_aggregate(outputs, gupt.CENTRE_RANGE, e, streams(e), gupt_eps_fraction)),
+                    np.nan,
+                    "",
+                )
+                for e in epsilons
+            ],
+        )
     elif method == "NoPrivacy":
         centres = models.lloyd_kmeans(points, k, streams(), restarts, max_iter)
         frame = _rows([np.nan], [(variance(centres), np.nan, "")])

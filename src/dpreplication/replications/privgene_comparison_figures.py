@@ -16,8 +16,11 @@ from dpreplication.learning.protocol import mean_confidence_interval, summarise
 from dpreplication.replications.privgene import DATASETS
 from dpreplication.replications.privgene_comparison import EPSILON_FREE, METHOD_ORDER
 
-FIGURES = {"fig3_": ("lr", "error", "misclassification rate"), "fig4_": ("svm", "error", "misclassification rate"),
-           "fig5_": ("kmeans", "variance", "average intra-cluster variance")}
+FIGURES = {
+    "fig3_": ("lr", "error", "misclassification rate"),
+    "fig4_": ("svm", "error", "misclassification rate"),
+    "fig5_": ("kmeans", "variance", "average intra-cluster variance"),
+}
 """Output prefix -> (task, or task prefix for k-means; the value; its axis label)."""
 REFERENCE_METHODS = ("Majority", "NoPrivacy")
 """Drawn dashed: the naive private baseline and the non-private one."""
@@ -27,8 +30,11 @@ PANEL = ["dataset", "task"]
 
 def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows by panel (order of appearance), method (:data:`METHOD_ORDER`) and ε."""
-    keys = {"dataset": list(dict.fromkeys(frame.dataset)), "task": list(dict.fromkeys(frame.task)),
-            "method": [m for m in METHOD_ORDER if m in set(frame.method)]}
+    keys = {
+        "dataset": list(dict.fromkeys(frame.dataset)),
+        "task": list(dict.fromkeys(frame.task)),
+        "method": [m for m in METHOD_ORDER if m in set(frame.method)],
+    }
     rank = {column: frame[column].map({v: i for i, v in enumerate(values)}) for column, values in keys.items()}
     order = pd.DataFrame(rank).assign(epsilon=frame.epsilon).sort_values(["dataset", "task", "method", "epsilon"]).index
     return frame.loc[order].reset_index(drop=True)
@@ -69,15 +75,27 @@ def paired_differences(runs: pd.DataFrame, value: str = "error") -> pd.DataFrame
     for (dataset, task, epsilon), block in wide.groupby(level=[0, 1, 2], sort=False):
         present = [m for m in METHOD_ORDER if m in block and block[m].notna().any()]
         for i, method in enumerate(present):
-            for baseline in present[i + 1:]:
+            for baseline in present[i + 1 :]:
                 both = block[[method, baseline]].dropna()
                 stats = mean_confidence_interval((both[method] - both[baseline]).to_numpy())
                 means = block[method].mean(), block[baseline].mean()
-                rows.append({"dataset": dataset, "task": task, "method": method, "baseline": baseline,
-                             "epsilon": epsilon, "method_value": means[0], "baseline_value": means[1],
-                             "difference": stats["mean"], "difference_ci_low": stats["ci_low"],
-                             "difference_ci_high": stats["ci_high"], "runs": stats["runs"],
-                             "ratio": means[1] / means[0], "log10_ratio": float(np.log10(means[1] / means[0]))})
+                rows.append(
+                    {
+                        "dataset": dataset,
+                        "task": task,
+                        "method": method,
+                        "baseline": baseline,
+                        "epsilon": epsilon,
+                        "method_value": means[0],
+                        "baseline_value": means[1],
+                        "difference": stats["mean"],
+                        "difference_ci_low": stats["ci_low"],
+                        "difference_ci_high": stats["ci_high"],
+                        "runs": stats["runs"],
+                        "ratio": means[1] / means[0],
+                        "log10_ratio": float(np.log10(means[1] / means[0])),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -91,15 +109,28 @@ def pair_summary(pairs: pd.DataFrame) -> pd.DataFrame:
     for (dataset, task, method, baseline), block in pairs.groupby([*PANEL, "method", "baseline"], sort=False):
         block = block.sort_values("epsilon")
         first, last = block.iloc[0], block.iloc[-1]
-        rows.append({"dataset": dataset, "task": task, "method": method, "baseline": baseline,
-                     "smallest_epsilon": first.epsilon, "largest_epsilon": last.epsilon,
-                     "max_difference": block.difference.max(), "min_difference": block.difference.min(),
-                     "mean_difference": block.difference.mean(), "max_abs_difference": block.difference.abs().max(),
-                     "max_difference_ci_high": block.difference_ci_high.max(),
-                     "max_difference_above_smallest_epsilon": block.difference.iloc[1:].max(),
-                     "difference_at_smallest_epsilon": first.difference, "difference_at_largest_epsilon": last.difference,
-                     "ratio_at_smallest_epsilon": first.ratio, "ratio_at_largest_epsilon": last.ratio,
-                     "min_ratio": block.ratio.min(), "ratio_growth": first.ratio / last.ratio})
+        rows.append(
+            {
+                "dataset": dataset,
+                "task": task,
+                "method": method,
+                "baseline": baseline,
+                "smallest_epsilon": first.epsilon,
+                "largest_epsilon": last.epsilon,
+                "max_difference": block.difference.max(),
+                "min_difference": block.difference.min(),
+                "mean_difference": block.difference.mean(),
+                "max_abs_difference": block.difference.abs().max(),
+                "max_difference_ci_high": block.difference_ci_high.max(),
+                "max_difference_above_smallest_epsilon": block.difference.iloc[1:].max(),
+                "difference_at_smallest_epsilon": first.difference,
+                "difference_at_largest_epsilon": last.difference,
+                "ratio_at_smallest_epsilon": first.ratio,
+                "ratio_at_largest_epsilon": last.ratio,
+                "min_ratio": block.ratio.min(),
+                "ratio_growth": first.ratio / last.ratio,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -109,11 +140,20 @@ def method_levels(figure: pd.DataFrame, value: str = "error") -> pd.DataFrame:
     rows = []
     for (dataset, task, method), block in figure.groupby([*PANEL, "method"], sort=False):
         block = block.sort_values("epsilon")
-        rows.append({"dataset": dataset, "task": task, "method": method,
-                     "value_at_smallest_epsilon": block[value].iloc[0], "value_at_largest_epsilon": block[value].iloc[-1],
-                     "min_value": block[value].min(), "max_value": block[value].max(),
-                     "range_over_epsilon": block[value].max() - block[value].min(),
-                     "failures": int(block.failures.sum()), "r_at_largest_epsilon": block.r.iloc[-1]})
+        rows.append(
+            {
+                "dataset": dataset,
+                "task": task,
+                "method": method,
+                "value_at_smallest_epsilon": block[value].iloc[0],
+                "value_at_largest_epsilon": block[value].iloc[-1],
+                "min_value": block[value].min(),
+                "max_value": block[value].max(),
+                "range_over_epsilon": block[value].max() - block[value].min(),
+                "failures": int(block.failures.sum()),
+                "r_at_largest_epsilon": block.r.iloc[-1],
+            }
+        )
     return pd.DataFrame(rows)
 
 

@@ -18,9 +18,16 @@ from dpreplication.learning.genetic import initial_candidates, iterations, mutat
 from dpreplication.learning.protocol import mean_confidence_interval, repetition_folds, summarise
 from dpreplication.mechanisms import enhanced_exponential as eem
 from dpreplication.replications.privgene import (
-    DATASETS, PAPER, TASKS, VARIANTS, algorithm_settings, eem_vs_em_job, make_fitness, task_labels, training_size,
+    DATASETS,
+    PAPER,
+    TASKS,
+    VARIANTS,
+    algorithm_settings,
+    eem_vs_em_job,
+    make_fitness,
+    task_labels,
+    training_size,
 )
-
 
 # =========================================================================== figure tables
 
@@ -45,10 +52,23 @@ def choice_of_c(jobs: pd.DataFrame, reference_c: float) -> pd.DataFrame:
             errors = runs.set_index(["repetition", "fold"]).error
             ratio = mean_confidence_interval((errors / base.reindex(errors.index)).to_numpy())
             error = mean_confidence_interval(errors.to_numpy())
-            rows.append({"dataset": dataset, "task": task, "c": c, "c_x1e3": round(c * 1e3, 6),
-                         "epsilon": runs.epsilon.iloc[0], "r": float(runs.r.mean()), "runs": error["runs"],
-                         "error": error["mean"], "error_ci_low": error["ci_low"], "error_ci_high": error["ci_high"],
-                         "ratio": ratio["mean"], "ratio_ci_low": ratio["ci_low"], "ratio_ci_high": ratio["ci_high"]})
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "task": task,
+                    "c": c,
+                    "c_x1e3": round(c * 1e3, 6),
+                    "epsilon": runs.epsilon.iloc[0],
+                    "r": float(runs.r.mean()),
+                    "runs": error["runs"],
+                    "error": error["mean"],
+                    "error_ci_low": error["ci_low"],
+                    "error_ci_high": error["ci_high"],
+                    "ratio": ratio["mean"],
+                    "ratio_ci_low": ratio["ci_low"],
+                    "ratio_ci_high": ratio["ci_high"],
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -61,18 +81,38 @@ def choice_of_c_summary(table: pd.DataFrame, paper_c: float) -> pd.DataFrame:
     """
     pooled = table.groupby("c", as_index=False).ratio.mean().assign(dataset="pooled", task="lr+svm")
     rows = []
-    for (dataset, task), panel in pd.concat([table, pooled], ignore_index=True).groupby(["dataset", "task"], sort=False):
+    for (dataset, task), panel in pd.concat([table, pooled], ignore_index=True).groupby(
+        ["dataset", "task"], sort=False
+    ):
         panel = panel.sort_values("c")
         lowest = float(panel.ratio.min())
-        rows.append({"dataset": dataset, "task": task,
-                     "ratio_at_paper_c": float(panel.ratio[np.isclose(panel.c, paper_c)].iloc[0]),
-                     "argmin_c_x1e3": float(panel.c.iloc[int(np.argmin(panel.ratio))] * 1e3), "min_ratio": lowest,
-                     "left_rise": float(panel.ratio.iloc[0]) - lowest, "right_rise": float(panel.ratio.iloc[-1]) - lowest})
+        rows.append(
+            {
+                "dataset": dataset,
+                "task": task,
+                "ratio_at_paper_c": float(panel.ratio[np.isclose(panel.c, paper_c)].iloc[0]),
+                "argmin_c_x1e3": float(panel.c.iloc[int(np.argmin(panel.ratio))] * 1e3),
+                "min_ratio": lowest,
+                "left_rise": float(panel.ratio.iloc[0]) - lowest,
+                "right_rise": float(panel.ratio.iloc[-1]) - lowest,
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def paper_r_job(data: tabular.TabularData, task: str, variant: str, repetition: int, *, seed: int, epsilon: float,
-                algorithm: dict, paper_r: int, folds: int = 5, use_folds=None) -> pd.DataFrame:
+def paper_r_job(
+    data: tabular.TabularData,
+    task: str,
+    variant: str,
+    repetition: int,
+    *,
+    seed: int,
+    epsilon: float,
+    algorithm: dict,
+    paper_r: int,
+    folds: int = 5,
+    use_folds=None,
+) -> pd.DataFrame:
     """Figs 6–7 ablation: the Figs 6–7 job at the paper's number of iterations (US 40, BR 38).
 
     Our US and BR copies are smaller than the paper's (18,405 and 18,699 training rows
@@ -81,8 +121,17 @@ def paper_r_job(data: tabular.TabularData, task: str, variant: str, repetition: 
     method is labelled ``"<variant>, r=<paper_r>"``.
     """
     c = paper_r / (training_size(len(data.features), folds) * epsilon)
-    frame = eem_vs_em_job(data, task, variant, repetition, seed=seed, epsilon=epsilon, algorithm={**algorithm, "c": c},
-                          folds=folds, use_folds=use_folds)
+    frame = eem_vs_em_job(
+        data,
+        task,
+        variant,
+        repetition,
+        seed=seed,
+        epsilon=epsilon,
+        algorithm={**algorithm, "c": c},
+        folds=folds,
+        use_folds=use_folds,
+    )
     if not (frame.r == paper_r).all():
         raise ValueError(f"{data.name}: rescaled c gives r = {sorted(set(frame.r))}, not {paper_r}")
     return frame.assign(method=f"{variant}, r={paper_r}")
@@ -93,7 +142,9 @@ def eem_vs_em(jobs: pd.DataFrame, references: pd.DataFrame | None = None) -> pd.
     with the mean Δ1, Δ2 and Δ used; NoPrivacy and Majority as flat series when given."""
     keys = ["dataset", "task", "method", "iteration"]
     table = summarise(jobs, keys, "error")
-    deltas = jobs.groupby(keys, sort=False)[["delta1", "delta2", "delta_used", "mutation_scale", "r"]].mean().reset_index()
+    deltas = (
+        jobs.groupby(keys, sort=False)[["delta1", "delta2", "delta_used", "mutation_scale", "r"]].mean().reset_index()
+    )
     table = table.merge(deltas, on=keys)
     if references is not None and not references.empty:
         levels = summarise(references, ["dataset", "task", "method"], "error")
@@ -114,18 +165,30 @@ def eem_vs_em_summary(table: pd.DataFrame) -> pd.DataFrame:
         paper = {}
         if at_paper_r:
             eem_paper, em_paper = curves[at_paper_r[0]], curves[at_paper_r[0].replace("EEM", "EM", 1)]
-            paper = {"paper_r": int(eem_paper.index.max()), "eem_final_error_paper_r": float(eem_paper.iloc[-1]),
-                     "em_final_error_paper_r": float(em_paper.iloc[-1]),
-                     "final_gap_paper_r": float(em_paper.iloc[-1] - eem_paper.iloc[-1]),
-                     "max_gap_paper_r": float((em_paper - eem_paper).max())}
-        rows.append({"dataset": dataset, "task": task, "iterations": last,
-                     "eem_final_error": float(curves["EEM"].loc[last]), "em_final_error": float(curves["EM"].loc[last]),
-                     "eem_rnm_exp_final_error": float(curves["EEM-RNMExp"].loc[last]) if "EEM-RNMExp" in curves else np.nan,
-                     "final_gap": float(gap.loc[last]), "first_gap": float(gap.loc[1]), "max_gap": float(gap.max()),
-                     "gap_growth": float(gap.loc[last] - gap.loc[1]),
-                     "noprivacy_error": float(curves["NoPrivacy"].iloc[0]) if "NoPrivacy" in curves else np.nan,
-                     "majority_error": float(curves["Majority"].iloc[0]) if "Majority" in curves else np.nan,
-                     **paper})
+            paper = {
+                "paper_r": int(eem_paper.index.max()),
+                "eem_final_error_paper_r": float(eem_paper.iloc[-1]),
+                "em_final_error_paper_r": float(em_paper.iloc[-1]),
+                "final_gap_paper_r": float(em_paper.iloc[-1] - eem_paper.iloc[-1]),
+                "max_gap_paper_r": float((em_paper - eem_paper).max()),
+            }
+        rows.append(
+            {
+                "dataset": dataset,
+                "task": task,
+                "iterations": last,
+                "eem_final_error": float(curves["EEM"].loc[last]),
+                "em_final_error": float(curves["EM"].loc[last]),
+                "eem_rnm_exp_final_error": float(curves["EEM-RNMExp"].loc[last]) if "EEM-RNMExp" in curves else np.nan,
+                "final_gap": float(gap.loc[last]),
+                "first_gap": float(gap.loc[1]),
+                "max_gap": float(gap.max()),
+                "gap_growth": float(gap.loc[last] - gap.loc[1]),
+                "noprivacy_error": float(curves["NoPrivacy"].iloc[0]) if "NoPrivacy" in curves else np.nan,
+                "majority_error": float(curves["Majority"].iloc[0]) if "Majority" in curves else np.nan,
+                **paper,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -158,13 +221,22 @@ def dampening_summary(trace: pd.DataFrame) -> pd.DataFrame:
     for (dataset, task, method), panel in trace.groupby(["dataset", "task", "method"], sort=False):
         later = panel[panel.iteration >= 2]
         first = panel[panel.iteration == 1].iloc[0]
-        rows.append({"dataset": dataset, "task": task, "method": method,
-                     "max_delta2_over_delta1_after_first": float(later.delta2_over_delta1_max.max()),
-                     "max_abs_delta2_over_4bs_minus_1": float(np.maximum(np.abs(later.delta2_over_4bs_max - 1),
-                                                                         np.abs(later.delta2_over_4bs_min - 1)).max()),
-                     "first_delta1": float(first.delta1_mean), "first_delta2": float(first.delta2_mean),
-                     "first_min_delta2_over_delta1": float(first.delta2_over_delta1_min),
-                     "last_delta2": float(panel.delta2_mean.iloc[-1]), "last_delta1": float(panel.delta1_mean.iloc[-1])})
+        rows.append(
+            {
+                "dataset": dataset,
+                "task": task,
+                "method": method,
+                "max_delta2_over_delta1_after_first": float(later.delta2_over_delta1_max.max()),
+                "max_abs_delta2_over_4bs_minus_1": float(
+                    np.maximum(np.abs(later.delta2_over_4bs_max - 1), np.abs(later.delta2_over_4bs_min - 1)).max()
+                ),
+                "first_delta1": float(first.delta1_mean),
+                "first_delta2": float(first.delta2_mean),
+                "first_min_delta2_over_delta1": float(first.delta2_over_delta1_min),
+                "last_delta2": float(panel.delta2_mean.iloc[-1]),
+                "last_delta1": float(panel.delta1_mean.iloc[-1]),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -205,9 +277,17 @@ def audit_candidates(regime: str, rng: np.random.Generator, d: int = 3, m: int =
     raise ValueError(f"regime must be 'random' or 'mutation', got {regime!r}")
 
 
-def exact_privacy_audit(task: str, regime: str, selector: str, rng: np.random.Generator, epsilon: float = 1.0,
-                        n: int = 30, n_random: int = 200, dampening_scale: float = 1.0,
-                        delta2_factor: float = 1.0) -> dict:
+def exact_privacy_audit(
+    task: str,
+    regime: str,
+    selector: str,
+    rng: np.random.Generator,
+    epsilon: float = 1.0,
+    n: int = 30,
+    n_random: int = 200,
+    dampening_scale: float = 1.0,
+    delta2_factor: float = 1.0,
+) -> dict:
     """Exact ε-DP audit of one EEM selection on a tiny dataset (spec §8.5).
 
     Every neighbour replaces one of the ``n`` tuples by a vertex of the domain or one of
@@ -228,14 +308,31 @@ def exact_privacy_audit(task: str, regime: str, selector: str, rng: np.random.Ge
     scores = fitness.scores(candidates)
     neighbours = scores[None, None, :] - own[:, None, :] + replacement[None, :, :]
     loss = eem.privacy_loss(scores, neighbours, epsilon, dampening, selector)
-    return {"task": task, "regime": regime, "selector": selector, "epsilon": epsilon, "delta1": delta1,
-            "delta2": delta2, "dampening": dampening, "binding": "delta1" if delta1 <= delta2 else "delta2",
-            "neighbours": int(np.prod(neighbours.shape[:2])), "max_privacy_loss": loss,
-            "loss_over_epsilon": loss / epsilon}
+    return {
+        "task": task,
+        "regime": regime,
+        "selector": selector,
+        "epsilon": epsilon,
+        "delta1": delta1,
+        "delta2": delta2,
+        "dampening": dampening,
+        "binding": "delta1" if delta1 <= delta2 else "delta2",
+        "neighbours": int(np.prod(neighbours.shape[:2])),
+        "max_privacy_loss": loss,
+        "loss_over_epsilon": loss / epsilon,
+    }
 
 
-def first_selection_random_mass(data: tabular.TabularData, task: str, c_values, seed: int, algorithm: dict,
-                                epsilon: float = 1.0, draws: int = 20, folds: int = 5) -> dict[float, float]:
+def first_selection_random_mass(
+    data: tabular.TabularData,
+    task: str,
+    c_values,
+    seed: int,
+    algorithm: dict,
+    epsilon: float = 1.0,
+    draws: int = 20,
+    folds: int = 5,
+) -> dict[float, float]:
     """P(the first selection of PrivGene+EEM picks a random initial vector, not one of Ω±), per c.
 
     Exact over the selection's pmf (budget ε/r, Δ = min(Δ1, Δ2) of the initial set) on the
@@ -249,8 +346,9 @@ def first_selection_random_mass(data: tabular.TabularData, task: str, c_values, 
     random_part = settings.m - 2 * settings.constant_classifiers
     masses = {c: [] for c in c_values}
     for draw in range(draws):
-        candidates = initial_candidates(fitness, settings, seeding.generator(seed, PAPER, "first selection", data.name,
-                                                                             task, draw))
+        candidates = initial_candidates(
+            fitness, settings, seeding.generator(seed, PAPER, "first selection", data.name, task, draw)
+        )
         scores = fitness.scores(candidates)
         delta = eem.dampening_factor(fitness.delta1(candidates), fitness.delta2(candidates), "eem")
         for c in c_values:
@@ -259,9 +357,14 @@ def first_selection_random_mass(data: tabular.TabularData, task: str, c_values, 
     return {c: float(np.mean(values)) for c, values in masses.items()}
 
 
-def verified_numbers(seed: int, algorithm: dict, audit_random_tuples: int = 200,
-                     data_sizes: dict[str, int] | None = None, first_selection: tabular.TabularData | None = None,
-                     c_values=(0.5e-3, 1.25e-3, 2e-3, 3e-3)) -> pd.DataFrame:
+def verified_numbers(
+    seed: int,
+    algorithm: dict,
+    audit_random_tuples: int = 200,
+    data_sizes: dict[str, int] | None = None,
+    first_selection: tabular.TabularData | None = None,
+    c_values=(0.5e-3, 1.25e-3, 2e-3, 3e-3),
+) -> pd.DataFrame:
     """The spec's exact numbers recomputed (§2.3, §2.5, §2.6, §8.1–§8.5), the exact EEM audits and,
     given ``first_selection`` (Adult), the probability that the first selection is a random vector.
 
@@ -269,39 +372,72 @@ def verified_numbers(seed: int, algorithm: dict, audit_random_tuples: int = 200,
     """
     rows = []
     eps_grid = (0.05, 0.1, 0.2, 0.4, 0.8, 1.0)
-    spec_r = {"Adult": (39074, (2, 5, 10, 20, 39, 49)), "Banking": (36169, (2, 5, 9, 18, 36, 45)),
-              "US": (32000, (2, 4, 8, 16, 32, 40)), "BR": (30400, (2, 4, 8, 15, 30, 38))}
+    spec_r = {
+        "Adult": (39074, (2, 5, 10, 20, 39, 49)),
+        "Banking": (36169, (2, 5, 9, 18, 36, 45)),
+        "US": (32000, (2, 4, 8, 16, 32, 40)),
+        "BR": (30400, (2, 4, 8, 15, 30, 38)),
+    }
     for name, (n_train, expected) in spec_r.items():
         for epsilon, value in zip(eps_grid, expected):
-            rows.append(("r (EEM, m'=1)", f"{name} n={n_train} eps={epsilon}", iterations(1.25e-3, n_train, epsilon, 1), value))
+            rows.append(
+                ("r (EEM, m'=1)", f"{name} n={n_train} eps={epsilon}", iterations(1.25e-3, n_train, epsilon, 1), value)
+            )
     rows.append(("r (EM, m'=10)", "n=39074 eps=1", iterations(1.25e-3, 39074, 1.0, 10), 5))
     rows.append(("r (EM, m'=10)", "n=26733 eps=0.1", iterations(1.25e-3, 26733, 0.1, 10), 1))
     for name, n in (data_sizes or {}).items():
-        rows.append(("r (EEM, m'=1) of our copy at eps=1", f"{name} n_train={n}", iterations(algorithm["c"], n, 1.0, 1),
-                     np.nan))
+        rows.append(
+            ("r (EEM, m'=1) of our copy at eps=1", f"{name} n_train={n}", iterations(algorithm["c"], n, 1.0, 1), np.nan)
+        )
     scales = mutation_scales(0.5, 48, algorithm["decay"], algorithm["schedule"])
     rows.append(("mutation scale s_48", "s_1=0.5, x0.95", float(scales[47]), 0.04487))
-    example = -(np.arange(11.0)[:, None] - np.array([6.0, 7.0, 8.0])[None, :]) ** 2
+    example = -((np.arange(11.0)[:, None] - np.array([6.0, 7.0, 8.0])[None, :]) ** 2)
     delta1, delta2 = eem.exact_dampening(example)
-    rows += [("Example 1 Delta1", "T={0..10}, Omega={6,7,8}", delta1, 128.0),
-             ("Example 1 Delta2", "T={0..10}, Omega={6,7,8}", delta2, 56.0),
-             ("Example 1 tight Delta*", "T={0..10}, Omega={6,7,8}", eem.tight_dampening(example), np.nan)]
+    rows += [
+        ("Example 1 Delta1", "T={0..10}, Omega={6,7,8}", delta1, 128.0),
+        ("Example 1 Delta2", "T={0..10}, Omega={6,7,8}", delta2, 56.0),
+        ("Example 1 tight Delta*", "T={0..10}, Omega={6,7,8}", eem.tight_dampening(example), np.nan),
+    ]
 
     rng = seeding.generator(seed, PAPER, "verified_numbers", "budget")
     x, y = tiny_classification(2000, rng, dim=4)
     run = privgene(make_fitness("lr", x, y), 0.7, algorithm_settings(algorithm, c=0.01, **VARIANTS["EEM"]), rng)
-    rows.append(("sum of DP_Select budgets / eps", f"synthetic LR, r={run.iterations}",
-                 float(run.trace.epsilon_spent.sum() / 0.7), 1.0))
+    rows.append(
+        (
+            "sum of DP_Select budgets / eps",
+            f"synthetic LR, r={run.iterations}",
+            float(run.trace.epsilon_spent.sum() / 0.7),
+            1.0,
+        )
+    )
 
     for task, regime, selector in product(TASKS, ("random", "mutation"), ("exponential_mechanism", "rnm_exp")):
         for label, scale in (("", 1.0), (" (negative control: Delta/4)", 0.25)):
-            audit = exact_privacy_audit(task, regime, selector, seeding.generator(seed, PAPER, "audit", task, regime),
-                                        n_random=audit_random_tuples, dampening_scale=scale)
-            rows.append((f"EEM max privacy loss / eps{label}",
-                         f"{task} {regime} ({audit['binding']} binding) {selector}", audit["loss_over_epsilon"], np.nan))
+            audit = exact_privacy_audit(
+                task,
+                regime,
+                selector,
+                seeding.generator(seed, PAPER, "audit", task, regime),
+                n_random=audit_random_tuples,
+                dampening_scale=scale,
+            )
+            rows.append(
+                (
+                    f"EEM max privacy loss / eps{label}",
+                    f"{task} {regime} ({audit['binding']} binding) {selector}",
+                    audit["loss_over_epsilon"],
+                    np.nan,
+                )
+            )
     if first_selection is not None:
         for task in TASKS:
             for c, mass in first_selection_random_mass(first_selection, task, c_values, seed, algorithm).items():
-                rows.append(("P(first selection is a random initial vector)",
-                             f"{first_selection.name} {task} eps=1 c={c * 1e3:g}e-3", mass, np.nan))
+                rows.append(
+                    (
+                        "P(first selection is a random initial vector)",
+                        f"{first_selection.name} {task} eps=1 c={c * 1e3:g}e-3",
+                        mass,
+                        np.nan,
+                    )
+                )
     return pd.DataFrame(rows, columns=["quantity", "parameters", "value", "spec_value"])

@@ -73,12 +73,17 @@ def _ratios(epsilon: np.ndarray, delta: np.ndarray, sensitivity: float) -> dict[
 
 def amplitude_ratio(epsilon, delta) -> np.ndarray:
     """``R_V = V_up / (σ_aG √(2/π))`` (Fig. 2): truncated-Laplacian over analytic-Gaussian amplitude."""
-    return (add.truncated_laplace_amplitude(epsilon, delta) / add.gaussian_amplitude(add.analytic_gaussian_sigma(epsilon, delta)))[()]
+    return (
+        add.truncated_laplace_amplitude(epsilon, delta)
+        / add.gaussian_amplitude(add.analytic_gaussian_sigma(epsilon, delta))
+    )[()]
 
 
 def power_ratio(epsilon, delta) -> np.ndarray:
     """``R_D = D_up / σ_aG²`` (Fig. 3): truncated-Laplacian over analytic-Gaussian power."""
-    return (add.truncated_laplace_power(epsilon, delta) / add.gaussian_power(add.analytic_gaussian_sigma(epsilon, delta)))[()]
+    return (
+        add.truncated_laplace_power(epsilon, delta) / add.gaussian_power(add.analytic_gaussian_sigma(epsilon, delta))
+    )[()]
 
 
 # --------------------------------------------------------------------------- Figure 1
@@ -109,8 +114,10 @@ def figure1_density(
         "analytic_gaussian": np.exp(-0.5 * (x / sigma) ** 2) / (sigma * np.sqrt(2.0 * np.pi)),
     }
     return pd.concat(
-        [pd.DataFrame({"mechanism": name, "label": MECHANISM_LABELS[name], "x": x, "density": values})
-         for name, values in densities.items()],
+        [
+            pd.DataFrame({"mechanism": name, "label": MECHANISM_LABELS[name], "x": x, "density": values})
+            for name, values in densities.items()
+        ],
         ignore_index=True,
     )
 
@@ -148,13 +155,16 @@ def _ratio_curves(quantity: str, epsilons, deltas, sensitivity: float) -> pd.Dat
     """Truncated-Laplacian over analytic-Gaussian ``quantity`` ("amplitude" or "power") on the ε × δ grid."""
     eps, dlt = _grid(epsilons, deltas)
     r = _ratios(eps, dlt, sensitivity)
-    return pd.DataFrame({
-        "delta": dlt, "epsilon": eps,
-        f"truncated_laplace_{quantity}": r[f"truncated_laplace_{quantity}"],
-        "analytic_gaussian_sigma": r["analytic_gaussian_sigma"],
-        f"analytic_gaussian_{quantity}": r[f"analytic_gaussian_{quantity}"],
-        f"{quantity}_ratio": r[f"{quantity}_ratio"],
-    })
+    return pd.DataFrame(
+        {
+            "delta": dlt,
+            "epsilon": eps,
+            f"truncated_laplace_{quantity}": r[f"truncated_laplace_{quantity}"],
+            "analytic_gaussian_sigma": r["analytic_gaussian_sigma"],
+            f"analytic_gaussian_{quantity}": r[f"analytic_gaussian_{quantity}"],
+            f"{quantity}_ratio": r[f"{quantity}_ratio"],
+        }
+    )
 
 
 def figure2_amplitude_ratio(
@@ -186,13 +196,15 @@ def _heatmap(log10_epsilon_range, n_epsilon, log10_delta_range, n_delta, column)
     log_delta = np.linspace(*log10_delta_range, n_delta)
     eps, dlt = _grid(10.0**log_eps, 10.0**log_delta)
     r = _ratios(eps, dlt, 1.0)
-    return pd.DataFrame({
-        "log10_delta": np.repeat(log_delta, n_epsilon),
-        "log10_epsilon": np.tile(log_eps, n_delta),
-        "delta": dlt,
-        "epsilon": eps,
-        column: r[column],
-    })
+    return pd.DataFrame(
+        {
+            "log10_delta": np.repeat(log_delta, n_epsilon),
+            "log10_epsilon": np.tile(log_eps, n_delta),
+            "delta": dlt,
+            "epsilon": eps,
+            column: r[column],
+        }
+    )
 
 
 def figure2_amplitude_ratio_heatmap(
@@ -219,7 +231,9 @@ def ratio_table(epsilons=TABLE_EPSILONS, deltas=TABLE_DELTAS) -> pd.DataFrame:
     """
     eps, dlt = _grid(epsilons, deltas)
     r = _ratios(eps, dlt, 1.0)
-    return pd.DataFrame({"delta": dlt, "epsilon": eps, "amplitude_ratio": r["amplitude_ratio"], "power_ratio": r["power_ratio"]})
+    return pd.DataFrame(
+        {"delta": dlt, "epsilon": eps, "amplitude_ratio": r["amplitude_ratio"], "power_ratio": r["power_ratio"]}
+    )
 
 
 # --------------------------------------------------------------------------- facts about the ratios
@@ -227,7 +241,9 @@ def ratio_table(epsilons=TABLE_EPSILONS, deltas=TABLE_DELTAS) -> pd.DataFrame:
 _RATIO_FUNCTIONS = {"amplitude": amplitude_ratio, "power": power_ratio}
 
 
-def max_ratio_over_epsilon(quantity: str, delta: float, log10_epsilon_range=(-4.0, 2.0), n_grid: int = 241) -> tuple[float, float]:
+def max_ratio_over_epsilon(
+    quantity: str, delta: float, log10_epsilon_range=(-4.0, 2.0), n_grid: int = 241
+) -> tuple[float, float]:
     """``(argmax ε, max_ε R(ε, δ))`` for ``quantity`` "amplitude" (R_V) or "power" (R_D).
 
     Grid search over ``log10 ε`` in the range, then bounded Brent refinement
@@ -241,12 +257,15 @@ def max_ratio_over_epsilon(quantity: str, delta: float, log10_epsilon_range=(-4.
     lo, hi = log_eps[max(best - 1, 0)], log_eps[min(best + 1, n_grid - 1)]
     if best in (0, n_grid - 1):
         return float(10.0 ** log_eps[best]), float(values[best])
-    result = optimize.minimize_scalar(lambda t: -float(ratio(10.0**t, delta)), bounds=(lo, hi), method="bounded", options={"xatol": 1e-7})
+    result = optimize.minimize_scalar(
+        lambda t: -float(ratio(10.0**t, delta)), bounds=(lo, hi), method="bounded", options={"xatol": 1e-7}
+    )
     return float(10.0**result.x), float(-result.fun)
 
 
 def _break_even_delta(quantity: str, log10_epsilon_range) -> tuple[float, float]:
     """Smallest δ at which ``max_ε R(ε, δ)`` reaches 1, by bisection on δ ∈ [0.3, 0.499]."""
+
     def excess(delta):
         return max_ratio_over_epsilon(quantity, delta, log10_epsilon_range)[1] - 1.0
 
@@ -329,28 +348,32 @@ def canonical_values(points=CANONICAL_POINTS, sensitivity: float = 1.0) -> pd.Da
     dlt = np.array([p[1] for p in points], float)
     r = _ratios(eps, dlt, sensitivity)
     classic = np.atleast_1d(add.classic_gaussian_sigma(eps, dlt, sensitivity))
-    return pd.DataFrame({
-        "epsilon": eps,
-        "delta": dlt,
-        "bound": np.atleast_1d(add.truncated_laplace_bound(eps, dlt, sensitivity)),
-        "amplitude_upper": r["truncated_laplace_amplitude"],
-        "power_upper": r["truncated_laplace_power"],
-        "amplitude_lower_reconstructed": np.atleast_1d(bounds.amplitude_lower_bound(eps, dlt, sensitivity)),
-        "power_lower_reconstructed": np.atleast_1d(bounds.power_lower_bound(eps, dlt, sensitivity)),
-        "analytic_gaussian_sigma": r["analytic_gaussian_sigma"],
-        "amplitude_ratio": r["amplitude_ratio"],
-        "power_ratio": r["power_ratio"],
-        "classic_gaussian_sigma": classic,
-        "classic_amplitude_ratio": r["truncated_laplace_amplitude"] / add.gaussian_amplitude(classic),
-        "classic_power_ratio": r["truncated_laplace_power"] / add.gaussian_power(classic),
-        "classic_gaussian_valid": eps < 1.0,
-    })
+    return pd.DataFrame(
+        {
+            "epsilon": eps,
+            "delta": dlt,
+            "bound": np.atleast_1d(add.truncated_laplace_bound(eps, dlt, sensitivity)),
+            "amplitude_upper": r["truncated_laplace_amplitude"],
+            "power_upper": r["truncated_laplace_power"],
+            "amplitude_lower_reconstructed": np.atleast_1d(bounds.amplitude_lower_bound(eps, dlt, sensitivity)),
+            "power_lower_reconstructed": np.atleast_1d(bounds.power_lower_bound(eps, dlt, sensitivity)),
+            "analytic_gaussian_sigma": r["analytic_gaussian_sigma"],
+            "amplitude_ratio": r["amplitude_ratio"],
+            "power_ratio": r["power_ratio"],
+            "classic_gaussian_sigma": classic,
+            "classic_amplitude_ratio": r["truncated_laplace_amplitude"] / add.gaussian_amplitude(classic),
+            "classic_power_ratio": r["truncated_laplace_power"] / add.gaussian_power(classic),
+            "classic_gaussian_valid": eps < 1.0,
+        }
+    )
 
 
 # --------------------------------------------------------------------------- E1 bound gap
 
 
-def bound_gap(epsilons=None, deltas=FIGURE_DELTAS, log10_epsilon_range=(-3.0, 1.0), n_epsilon: int = 201) -> pd.DataFrame:
+def bound_gap(
+    epsilons=None, deltas=FIGURE_DELTAS, log10_epsilon_range=(-3.0, 1.0), n_epsilon: int = 201
+) -> pd.DataFrame:
     """E1: ``V_low/V_up`` and ``D_low/D_up`` vs ε (spec: log grid on [1e-3, 10], Fig. 2 δ grid; 201 ε points here).
 
     With the δ → 0 limit curves ``ε/(e^ε - 1)`` and ``ε²(e^ε + 1)/(2(e^ε - 1)²)``
@@ -362,18 +385,20 @@ def bound_gap(epsilons=None, deltas=FIGURE_DELTAS, log10_epsilon_range=(-3.0, 1.
     eps, dlt = _grid(_log_grid(epsilons, log10_epsilon_range, n_epsilon), deltas)
     v_up, v_low = bounds.amplitude_upper_bound(eps, dlt), bounds.amplitude_lower_bound(eps, dlt)
     d_up, d_low = bounds.power_upper_bound(eps, dlt), bounds.power_lower_bound(eps, dlt)
-    return pd.DataFrame({
-        "delta": dlt,
-        "epsilon": eps,
-        "amplitude_upper": v_up,
-        "amplitude_lower_reconstructed": v_low,
-        "amplitude_bound_ratio": v_low / v_up,
-        "amplitude_bound_ratio_limit": bounds.amplitude_ratio_small_delta_limit(eps),
-        "power_upper": d_up,
-        "power_lower_reconstructed": d_low,
-        "power_bound_ratio": d_low / d_up,
-        "power_bound_ratio_limit": bounds.power_ratio_small_delta_limit(eps),
-    })
+    return pd.DataFrame(
+        {
+            "delta": dlt,
+            "epsilon": eps,
+            "amplitude_upper": v_up,
+            "amplitude_lower_reconstructed": v_low,
+            "amplitude_bound_ratio": v_low / v_up,
+            "amplitude_bound_ratio_limit": bounds.amplitude_ratio_small_delta_limit(eps),
+            "power_upper": d_up,
+            "power_lower_reconstructed": d_low,
+            "power_bound_ratio": d_low / d_up,
+            "power_bound_ratio_limit": bounds.power_ratio_small_delta_limit(eps),
+        }
+    )
 
 
 # --------------------------------------------------------------------------- E2 LP optimum
@@ -403,8 +428,16 @@ def lp_optimum(
     rows = []
     for eps in epsilons:
         for cost in costs:
-            upper = float(bounds.amplitude_upper_bound(eps, delta) if cost == "amplitude" else bounds.power_upper_bound(eps, delta))
-            lower = float(bounds.amplitude_lower_bound(eps, delta) if cost == "amplitude" else bounds.power_lower_bound(eps, delta))
+            upper = float(
+                bounds.amplitude_upper_bound(eps, delta)
+                if cost == "amplitude"
+                else bounds.power_upper_bound(eps, delta)
+            )
+            lower = float(
+                bounds.amplitude_lower_bound(eps, delta)
+                if cost == "amplitude"
+                else bounds.power_lower_bound(eps, delta)
+            )
             rows.append((eps, delta, cost, "lower_bound_reconstructed", 0, lower))
             values = []
             for n in resolutions:
@@ -429,12 +462,23 @@ def _moment_rows(eps, dlt, sampler, samples, bound, amplitude, power):
     for moment, values, exact in (("amplitude", np.abs(samples), amplitude), ("power", samples**2, power)):
         estimate = float(values.mean())
         error = float(values.std(ddof=1) / np.sqrt(values.size))
-        rows.append({
-            "epsilon": eps, "delta": dlt, "sampler": sampler, "moment": moment, "n_samples": values.size,
-            "estimate": estimate, "standard_error": error, "exact": exact,
-            "relative_error": estimate / exact - 1.0, "relative_standard_error": error / exact,
-            "z_score": (estimate - exact) / error, "max_abs_sample": float(np.abs(samples).max()), "bound": bound,
-        })
+        rows.append(
+            {
+                "epsilon": eps,
+                "delta": dlt,
+                "sampler": sampler,
+                "moment": moment,
+                "n_samples": values.size,
+                "estimate": estimate,
+                "standard_error": error,
+                "exact": exact,
+                "relative_error": estimate / exact - 1.0,
+                "relative_standard_error": error / exact,
+                "z_score": (estimate - exact) / error,
+                "max_abs_sample": float(np.abs(samples).max()),
+                "bound": bound,
+            }
+        )
     return rows
 
 
@@ -460,18 +504,33 @@ def monte_carlo_moments(
     for eps, dlt in points:
         cal = add.calibrate_truncated_laplace(eps, dlt)
         samples = add.sample_truncated_laplace(rng, cal.scale, cal.bound, n_samples)
-        rows += _moment_rows(eps, dlt, "dpreplication", samples, float(cal.bound),
-                             float(add.truncated_laplace_amplitude(eps, dlt)), float(add.truncated_laplace_power(eps, dlt)))
+        rows += _moment_rows(
+            eps,
+            dlt,
+            "dpreplication",
+            samples,
+            float(cal.bound),
+            float(add.truncated_laplace_amplitude(eps, dlt)),
+            float(add.truncated_laplace_power(eps, dlt)),
+        )
     try:
         from diffprivlib.mechanisms import LaplaceBoundedNoise
     except ImportError:
         library_points = ()
     for eps, dlt in library_points:
-        mechanism = LaplaceBoundedNoise(epsilon=eps, delta=dlt, sensitivity=1.0,
-                                        random_state=np.random.RandomState(int(rng.integers(2**31))))
+        mechanism = LaplaceBoundedNoise(
+            epsilon=eps, delta=dlt, sensitivity=1.0, random_state=np.random.RandomState(int(rng.integers(2**31)))
+        )
         samples = np.array([mechanism.randomise(0.0) for _ in range(library_samples)])
-        rows += _moment_rows(eps, dlt, "diffprivlib", samples, float(add.truncated_laplace_bound(eps, dlt)),
-                             float(add.truncated_laplace_amplitude(eps, dlt)), float(add.truncated_laplace_power(eps, dlt)))
+        rows += _moment_rows(
+            eps,
+            dlt,
+            "diffprivlib",
+            samples,
+            float(add.truncated_laplace_bound(eps, dlt)),
+            float(add.truncated_laplace_amplitude(eps, dlt)),
+            float(add.truncated_laplace_power(eps, dlt)),
+        )
     return pd.DataFrame(rows)
 
 
@@ -498,14 +557,28 @@ def privacy_audit(
         cal = add.calibrate_truncated_laplace(eps, dlt)
         scale, bound = float(cal.scale), float(cal.bound)
         for eps_prime in (eps, tightness_factor * eps):
-            audit = add.audit_noise_privacy(lambda x: add.truncated_laplace_pdf(x, scale, bound), eps_prime, dlt,
-                                            (-bound, bound), shifts_per_side=shifts_per_side, n_points=n_points)
+            audit = add.audit_noise_privacy(
+                lambda x: add.truncated_laplace_pdf(x, scale, bound),
+                eps_prime,
+                dlt,
+                (-bound, bound),
+                shifts_per_side=shifts_per_side,
+                n_points=n_points,
+            )
             exact = add.truncated_laplace_hockey_stick(eps_prime, audit.shifts, scale, bound)
-            frames.append(pd.DataFrame({
-                "epsilon": eps, "delta": dlt, "epsilon_prime": eps_prime, "shift": audit.shifts,
-                "hockey_stick_numeric": audit.hockey_stick, "hockey_stick_exact": exact,
-                "error_over_delta": (audit.hockey_stick - exact) / dlt,
-            }))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "epsilon": eps,
+                        "delta": dlt,
+                        "epsilon_prime": eps_prime,
+                        "shift": audit.shifts,
+                        "hockey_stick_numeric": audit.hockey_stick,
+                        "hockey_stick_exact": exact,
+                        "error_over_delta": (audit.hockey_stick - exact) / dlt,
+                    }
+                )
+            )
     return pd.concat(frames, ignore_index=True)
 
 
@@ -513,7 +586,11 @@ def privacy_audit(
 
 
 def privacy_profiles(
-    epsilon: float = 1.0, delta: float = 1e-6, epsilon_primes=None, max_epsilon_prime_factor: float = 3.0, n_epsilon_prime: int = 301
+    epsilon: float = 1.0,
+    delta: float = 1e-6,
+    epsilon_primes=None,
+    max_epsilon_prime_factor: float = 3.0,
+    n_epsilon_prime: int = 301,
 ) -> pd.DataFrame:
     """E5: ``δ(ε') = H_{ε'}(Δ)`` for TL, the analytic Gaussian and Laplace, calibrated to (ε, δ) = (1, 1e-6).
 
@@ -533,9 +610,19 @@ def privacy_profiles(
         "laplace": add.laplace_privacy_profile(epsilon_primes, epsilon),
     }
     return pd.concat(
-        [pd.DataFrame({"mechanism": name, "label": MECHANISM_LABELS[name], "epsilon": epsilon, "delta": delta,
-                       "epsilon_prime": epsilon_primes, "delta_prime": values})
-         for name, values in profiles.items()],
+        [
+            pd.DataFrame(
+                {
+                    "mechanism": name,
+                    "label": MECHANISM_LABELS[name],
+                    "epsilon": epsilon,
+                    "delta": delta,
+                    "epsilon_prime": epsilon_primes,
+                    "delta_prime": values,
+                }
+            )
+            for name, values in profiles.items()
+        ],
         ignore_index=True,
     )
 
@@ -557,25 +644,46 @@ def baseline_table(epsilons=TABLE_EPSILONS, deltas=TABLE_DELTAS) -> pd.DataFrame
     sigma_cl = add.classic_gaussian_sigma(eps, dlt)
     blocks = {
         "truncated_laplace": (add.truncated_laplace_bound(eps, dlt), tl_amp, tl_pow, np.ones_like(eps, bool)),
-        "laplace": (add.laplace_scale(eps), add.laplace_amplitude(eps), add.laplace_power(eps), np.ones_like(eps, bool)),
+        "laplace": (
+            add.laplace_scale(eps),
+            add.laplace_amplitude(eps),
+            add.laplace_power(eps),
+            np.ones_like(eps, bool),
+        ),
         "classic_gaussian": (sigma_cl, add.gaussian_amplitude(sigma_cl), add.gaussian_power(sigma_cl), eps < 1.0),
-        "analytic_gaussian": (sigma_ag, add.gaussian_amplitude(sigma_ag), add.gaussian_power(sigma_ag), np.ones_like(eps, bool)),
+        "analytic_gaussian": (
+            sigma_ag,
+            add.gaussian_amplitude(sigma_ag),
+            add.gaussian_power(sigma_ag),
+            np.ones_like(eps, bool),
+        ),
     }
     frames = []
     for name, (parameter, amplitude, power, valid) in blocks.items():
-        frames.append(pd.DataFrame({
-            "epsilon": eps[valid], "delta": dlt[valid], "mechanism": name, "label": MECHANISM_LABELS[name],
-            "parameter": parameter[valid], "amplitude": amplitude[valid], "power": power[valid],
-            "truncated_laplace_amplitude_ratio": tl_amp[valid] / amplitude[valid],
-            "truncated_laplace_power_ratio": tl_pow[valid] / power[valid],
-        }))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "epsilon": eps[valid],
+                    "delta": dlt[valid],
+                    "mechanism": name,
+                    "label": MECHANISM_LABELS[name],
+                    "parameter": parameter[valid],
+                    "amplitude": amplitude[valid],
+                    "power": power[valid],
+                    "truncated_laplace_amplitude_ratio": tl_amp[valid] / amplitude[valid],
+                    "truncated_laplace_power_ratio": tl_pow[valid] / power[valid],
+                }
+            )
+        )
     return pd.concat(frames, ignore_index=True)
 
 
 # --------------------------------------------------------------------------- E7 small-ε limit
 
 
-def small_epsilon_limit(epsilons=None, delta: float = 1e-2, log10_epsilon_range=(-6.0, 1.0), n_epsilon: int = 141) -> pd.DataFrame:
+def small_epsilon_limit(
+    epsilons=None, delta: float = 1e-2, log10_epsilon_range=(-6.0, 1.0), n_epsilon: int = 141
+) -> pd.DataFrame:
     """E7: ``R_V``, ``R_D`` vs ε down to 1e-6 at δ = 1e-2 and their ε → 0 limits.
 
     As ε → 0 (δ fixed) ``V_up → Δ/(4δ)``, ``D_up → Δ²/(12δ²)`` and
@@ -589,16 +697,18 @@ def small_epsilon_limit(epsilons=None, delta: float = 1e-2, log10_epsilon_range=
     epsilons = _log_grid(epsilons, log10_epsilon_range, n_epsilon)
     z = special.ndtri((1.0 + delta) / 2.0)
     r = _ratios(epsilons, np.full_like(epsilons, delta), 1.0)
-    return pd.DataFrame({
-        "delta": delta,
-        "epsilon": epsilons,
-        "amplitude_ratio": r["amplitude_ratio"],
-        "power_ratio": r["power_ratio"],
-        "amplitude_ratio_limit": np.sqrt(np.pi / 2.0) * z / (2.0 * delta),
-        "power_ratio_limit": z**2 / (3.0 * delta**2),
-        "amplitude_ratio_limit_small_delta": np.pi / 4.0,
-        "power_ratio_limit_small_delta": np.pi / 6.0,
-    })
+    return pd.DataFrame(
+        {
+            "delta": delta,
+            "epsilon": epsilons,
+            "amplitude_ratio": r["amplitude_ratio"],
+            "power_ratio": r["power_ratio"],
+            "amplitude_ratio_limit": np.sqrt(np.pi / 2.0) * z / (2.0 * delta),
+            "power_ratio_limit": z**2 / (3.0 * delta**2),
+            "amplitude_ratio_limit_small_delta": np.pi / 4.0,
+            "power_ratio_limit_small_delta": np.pi / 6.0,
+        }
+    )
 
 
 # --------------------------------------------------------------------------- E8 library cross-check
@@ -606,31 +716,40 @@ def small_epsilon_limit(epsilons=None, delta: float = 1e-2, log10_epsilon_range=
 
 def _library_sigma_functions():
     """``(library, function, quantity, callable(ε, δ) -> value)`` for every cross-check; callables may raise."""
+
     def dp_accounting_sigma(eps, dlt):
         from dp_accounting import gaussian_mechanism
+
         return gaussian_mechanism.get_sigma_gaussian(eps, dlt, tol=1e-12)
 
     def dp_accounting_pld(eps, dlt):
         from dp_accounting.pld import accountant, common
-        return accountant.get_smallest_gaussian_noise(common.DifferentialPrivacyParameters(eps, dlt), num_queries=1, sensitivity=1.0)
+
+        return accountant.get_smallest_gaussian_noise(
+            common.DifferentialPrivacyParameters(eps, dlt), num_queries=1, sensitivity=1.0
+        )
 
     def autodp_sigma(eps, dlt):
         import autodp.rdp_acct  # noqa: F401  (0.2.3.1 has a circular import; this order resolves it)
         from autodp import privacy_calibrator
+
         return privacy_calibrator.ana_gaussian_mech(eps, dlt, tol=1e-12)["sigma"]
 
     def diffprivlib_sigma(eps, dlt):
         from diffprivlib.mechanisms import GaussianAnalytic
+
         return GaussianAnalytic(epsilon=eps, delta=dlt, sensitivity=1.0)._scale
 
     def diffprivlib_bound(eps, dlt):
         from diffprivlib.mechanisms import LaplaceBoundedNoise
+
         mechanism = LaplaceBoundedNoise(epsilon=eps, delta=dlt, sensitivity=1.0, random_state=np.random.RandomState(0))
         mechanism.randomise(0.0)
         return mechanism._noise_bound
 
     def opendp_delta(eps, dlt):
         import opendp.prelude as dp
+
         dp.enable_features("contrib")
         sigma = float(add.analytic_gaussian_sigma(eps, dlt))
         gaussian = dp.m.make_gaussian(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=sigma)
@@ -642,7 +761,12 @@ def _library_sigma_functions():
         ("autodp", "privacy_calibrator.ana_gaussian_mech", "analytic_gaussian_sigma", autodp_sigma),
         ("diffprivlib", "mechanisms.GaussianAnalytic._scale", "analytic_gaussian_sigma", diffprivlib_sigma),
         ("diffprivlib", "mechanisms.LaplaceBoundedNoise._noise_bound", "truncated_laplace_bound", diffprivlib_bound),
-        ("opendp", "make_zCDP_to_approxDP(make_gaussian).map(1).delta", "delta_at_analytic_gaussian_sigma", opendp_delta),
+        (
+            "opendp",
+            "make_zCDP_to_approxDP(make_gaussian).map(1).delta",
+            "delta_at_analytic_gaussian_sigma",
+            opendp_delta,
+        ),
     ]
 
 
@@ -670,8 +794,16 @@ def library_cross_check(points=LIBRARY_POINTS) -> pd.DataFrame:
                 value = float(call(eps, dlt))
             except Exception:  # noqa: BLE001 — a missing or failing optional library is reported as NaN
                 value = np.nan
-            rows.append({
-                "epsilon": eps, "delta": dlt, "library": library, "function": function, "quantity": quantity,
-                "ours": ours, "library_value": value, "relative_difference": value / ours - 1.0,
-            })
+            rows.append(
+                {
+                    "epsilon": eps,
+                    "delta": dlt,
+                    "library": library,
+                    "function": function,
+                    "quantity": quantity,
+                    "ours": ours,
+                    "library_value": value,
+                    "relative_difference": value / ours - 1.0,
+                }
+            )
     return pd.DataFrame(rows)

@@ -18,5 +18,16 @@ from dpreplication.scorecard.claims import (
 )
 from dpreplication.scorecard.pages import paper_page, read_scorecard, summary_page, sync_readme
 
-__all__ = ["COLUMNS", "KINDS", "STATUSES", "Claim", "Deviation", "evaluate_claims", "load_registry",
-           "paper_page", "read_scorecard", "summary_page", "sync_readme"]
+__all__ = [
+    "COLUMNS",
+    "KINDS",
+    "STATUSES",
+    "Claim",
+    "Deviation",
+    "evaluate_claims",
+    "load_registry",
+    "paper_page",
+    "read_scorecard",
+    "summary_page",
+    "sync_readme",
+]

@@ -28,8 +28,20 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-COLUMNS = ["paper", "id", "kind", "section", "claim", "expected", "reproduced", "tolerance",
-           "comparison", "status", "evidence", "reason"]
+COLUMNS = [
+    "paper",
+    "id",
+    "kind",
+    "section",
+    "claim",
+    "expected",
+    "reproduced",
+    "tolerance",
+    "comparison",
+    "status",
+    "evidence",
+    "reason",
+]
 
 STATUSES = ("fail", "missing", "deviation", "pass")
 """Every status, in the order a reader needs them (what does not hold first)."""
@@ -88,7 +100,9 @@ class Claim:
 
     def __post_init__(self):
         if self.comparison not in COMPARISONS:
-            raise ValueError(f"claim {self.id}: comparison must be one of {sorted(COMPARISONS)}, got {self.comparison!r}")
+            raise ValueError(
+                f"claim {self.id}: comparison must be one of {sorted(COMPARISONS)}, got {self.comparison!r}"
+            )
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.id}: kind must be one of {list(KINDS)}, got {self.kind!r}")
         if not (self.tolerance >= 0):
@@ -130,8 +144,9 @@ def load_registry(path: str | Path) -> list[Claim]:
             if number in entry:
                 entry[number] = float(entry[number])
         entry["deviation"] = _deviation(entry.get("deviation"), entry.get("id"))
-        claims.append(Claim(paper=paper, table=source["table"], column=source["column"],
-                            select=source.get("select", {}), **entry))
+        claims.append(
+            Claim(paper=paper, table=source["table"], column=source["column"], select=source.get("select", {}), **entry)
+        )
     ids = [c.id for c in claims]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
@@ -193,10 +208,12 @@ def not_computed(claim: Claim, tables: dict[str, pd.DataFrame]) -> str:
 def fill_reason(template: str, claim_id: str, values: dict[str, float]) -> str:
     """``template`` with each ``{id}`` / ``{id:format}`` replaced by that claim's measured value
     (``reproduced`` and ``expected`` are the claim's own)."""
+
     def substitute(match: re.Match) -> str:
         name, spec = match.group(1), match.group(2) or ".4g"
         value = values[f"{claim_id}.{name}"] if name in ("reproduced", "expected") else values[name]
         return format(value, spec)
+
     return _PLACEHOLDER.sub(substitute, template)
 
 
@@ -224,10 +241,20 @@ def evaluate_claims(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> pd.
                 reason = "stated cause not shown: evidence " + ", ".join(f"{e} is {observed[e]}" for e in unshown)
             else:
                 status, reason = "deviation", fill_reason(claim.deviation.reason, claim.id, values)
-        rows.append({
-            "paper": claim.paper, "id": claim.id, "kind": claim.kind, "section": claim.section,
-            "claim": claim.claim, "expected": claim.expected, "reproduced": values[claim.id],
-            "tolerance": claim.tolerance, "comparison": COMPARISONS[claim.comparison],
-            "status": status, "evidence": ";".join(evidence), "reason": reason,
-        })
+        rows.append(
+            {
+                "paper": claim.paper,
+                "id": claim.id,
+                "kind": claim.kind,
+                "section": claim.section,
+                "claim": claim.claim,
+                "expected": claim.expected,
+                "reproduced": values[claim.id],
+                "tolerance": claim.tolerance,
+                "comparison": COMPARISONS[claim.comparison],
+                "status": status,
+                "evidence": ";".join(evidence),
+                "reason": reason,
+            }
+        )
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -73,40 +73,70 @@ def _criterion(row: pd.Series) -> str:
 def _ordered(scorecard: pd.DataFrame) -> pd.DataFrame:
     order = {s: i for i, s in enumerate(STATUSES)}
     kinds = {k: i for i, k in enumerate(KINDS)}
-    return scorecard.assign(_s=scorecard["status"].map(order), _k=scorecard["kind"].map(kinds)) \
-        .sort_values(["_s", "_k"], kind="stable").drop(columns=["_s", "_k"])
+    return (
+        scorecard.assign(_s=scorecard["status"].map(order), _k=scorecard["kind"].map(kinds))
+        .sort_values(["_s", "_k"], kind="stable")
+        .drop(columns=["_s", "_k"])
+    )
 
 
 def paper_page(scorecard: pd.DataFrame, paper: str) -> str:
     """Every claim of one paper: fail, missing, deviation, then pass; reasons and evidence shown."""
     claims = _ordered(scorecard[scorecard["paper"] == paper])
-    rows = [[f"`{r['id']}`", r["kind"], r["status"], r["claim"], _criterion(r), float(r["reproduced"]),
-             r["reason"] or "", ", ".join(f"`{e}`" for e in str(r["evidence"]).split(";") if e)]
-            for _, r in claims.iterrows()]
-    return (f"# Scorecard: {paper}\n\n"
-            "Each `reproduced` value is read by the workflow from the figure and table data; the "
-            "criterion is the paper's (kind `paper`) or the replication spec's (`spec`) value with its "
-            "tolerance. A `deviation` names evidence claims that pass in this run; `missing` means not "
-            "computed. [All papers](../scorecard.md).\n\n"
-            + summary_table(scorecard[scorecard["paper"] == paper], link="scorecard.md") + "\n\n"
-            + table(["id", "kind", "status", "claim", "criterion", "reproduced", "reason", "evidence"], rows)
-            + "\n")
+    rows = [
+        [
+            f"`{r['id']}`",
+            r["kind"],
+            r["status"],
+            r["claim"],
+            _criterion(r),
+            float(r["reproduced"]),
+            r["reason"] or "",
+            ", ".join(f"`{e}`" for e in str(r["evidence"]).split(";") if e),
+        ]
+        for _, r in claims.iterrows()
+    ]
+    return (
+        f"# Scorecard: {paper}\n\n"
+        "Each `reproduced` value is read by the workflow from the figure and table data; the "
+        "criterion is the paper's (kind `paper`) or the replication spec's (`spec`) value with its "
+        "tolerance. A `deviation` names evidence claims that pass in this run; `missing` means not "
+        "computed. [All papers](../scorecard.md).\n\n"
+        + summary_table(scorecard[scorecard["paper"] == paper], link="scorecard.md")
+        + "\n\n"
+        + table(["id", "kind", "status", "claim", "criterion", "reproduced", "reason", "evidence"], rows)
+        + "\n"
+    )
 
 
 def summary_page(scorecard: pd.DataFrame) -> str:
     """The landing page: kind × status per paper, then every claim that is not a pass."""
     open_claims = _ordered(scorecard[scorecard["status"] != "pass"])
-    rows = [[r["paper"], f"`{r['id']}`", r["kind"], r["status"], r["claim"], _criterion(r),
-             float(r["reproduced"]), r["reason"] or ""] for _, r in open_claims.iterrows()]
-    return ("# Scorecard\n\n"
-            "Every claim of the four papers, recomputed by the workflow and judged: `pass`, `fail` (does "
-            "not hold, whatever the reason), `deviation` (does not hold, with evidence claims that pass in "
-            "the same run and show the cause) or `missing` (could not be computed). Kinds `paper` and "
-            "`spec` are replication evidence; `diagnostic` and `sanity` are checks of this replication. "
-            "One page per paper has every claim.\n\n"
-            + summary_table(scorecard) + "\n\n## Claims that are not a pass\n\n"
-            + table(["paper", "id", "kind", "status", "claim", "criterion", "reproduced", "reason"], rows)
-            + "\n")
+    rows = [
+        [
+            r["paper"],
+            f"`{r['id']}`",
+            r["kind"],
+            r["status"],
+            r["claim"],
+            _criterion(r),
+            float(r["reproduced"]),
+            r["reason"] or "",
+        ]
+        for _, r in open_claims.iterrows()
+    ]
+    return (
+        "# Scorecard\n\n"
+        "Every claim of the four papers, recomputed by the workflow and judged: `pass`, `fail` (does "
+        "not hold, whatever the reason), `deviation` (does not hold, with evidence claims that pass in "
+        "the same run and show the cause) or `missing` (could not be computed). Kinds `paper` and "
+        "`spec` are replication evidence; `diagnostic` and `sanity` are checks of this replication. "
+        "One page per paper has every claim.\n\n"
+        + summary_table(scorecard)
+        + "\n\n## Claims that are not a pass\n\n"
+        + table(["paper", "id", "kind", "status", "claim", "criterion", "reproduced", "reason"], rows)
+        + "\n"
+    )
 
 
 def readme_block(scorecard: pd.DataFrame) -> str:

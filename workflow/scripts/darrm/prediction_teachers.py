@@ -7,7 +7,13 @@ from dpreplication.workflow import start
 
 start(snakemake)
 files = {Path(path).name: path for path in snakemake.input.idx}
-arrays, teachers = darrm_teachers.teacher_votes(files, snakemake.wildcards.dataset, snakemake.wildcards.kind,
-                                                 snakemake.params.settings, snakemake.params.seed, snakemake.threads)
+arrays, teachers = darrm_teachers.teacher_votes(
+    files,
+    snakemake.wildcards.dataset,
+    snakemake.wildcards.kind,
+    snakemake.params.settings,
+    snakemake.params.seed,
+    snakemake.threads,
+)
 np.savez_compressed(snakemake.output.votes, **arrays)
 teachers.to_csv(snakemake.output.teachers, index=False)

@@ -5,7 +5,16 @@ from dpreplication.workflow import start
 start(snakemake)
 dataset, options = snakemake.wildcards.dataset, snakemake.params.settings
 histogram = load_dpbench_histogram(snakemake.input.histogram)
-pf.utility_curves(histogram, dataset, options["tasks"], options["n_epsilons"], options["epsilon_min"],
-                  options["mc_epsilons"], options["mc_draws"], snakemake.params.seed).to_csv(snakemake.output.curves, index=False)
+pf.utility_curves(
+    histogram,
+    dataset,
+    options["tasks"],
+    options["n_epsilons"],
+    options["epsilon_min"],
+    options["mc_epsilons"],
+    options["mc_draws"],
+    snakemake.params.seed,
+).to_csv(snakemake.output.curves, index=False)
 pf.epsilon_at_em_error(histogram, dataset, options["tasks"], snakemake.params.target_error).to_csv(
-    snakemake.output.at_target, index=False)
+    snakemake.output.at_target, index=False
+)

@@ -6,4 +6,6 @@ from dpreplication.workflow import publish, start
 start(snakemake)
 data = pd.concat([pd.read_csv(path) for path in snakemake.input.curves], ignore_index=True)
 publish(snakemake, data, curves.utility_grid(data))
-publish(snakemake, pd.concat([pd.read_csv(path) for path in snakemake.input.at_target], ignore_index=True), prefix="t3_")
+publish(
+    snakemake, pd.concat([pd.read_csv(path) for path in snakemake.input.at_target], ignore_index=True), prefix="t3_"
+)

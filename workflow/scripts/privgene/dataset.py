@@ -3,7 +3,8 @@ from dpreplication.replications import privgene
 from dpreplication.workflow import start
 
 logger = start(snakemake)
-data = privgene.prepare_dataset(snakemake.wildcards.pg_dataset, snakemake.input.files, snakemake.params.seed,
-                                **snakemake.params.settings)
+data = privgene.prepare_dataset(
+    snakemake.wildcards.pg_dataset, snakemake.input.files, snakemake.params.seed, **snakemake.params.settings
+)
 tabular.save(data, snakemake.output[0])
 logger.info("%s: %d rows x %d columns from %s", data.name, *data.features.shape, data.source)

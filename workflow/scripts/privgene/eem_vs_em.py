@@ -8,7 +8,9 @@ from dpreplication.workflow import publish, start
 start(snakemake)
 jobs = pd.concat(map(pd.read_csv, snakemake.input.jobs))
 at_paper_r = [pd.read_csv(path) for path in snakemake.input.paper_r]
-table = privgene_figures.eem_vs_em(pd.concat([jobs, *at_paper_r]), pd.concat(map(pd.read_csv, snakemake.input.references)))
+table = privgene_figures.eem_vs_em(
+    pd.concat([jobs, *at_paper_r]), pd.concat(map(pd.read_csv, snakemake.input.references))
+)
 for prefix, figure, data in zip(("us_", "br_"), ("Fig. 6", "Fig. 7"), map(tabular.load, snakemake.input.data)):
     panel = table[table.dataset == data.name]
     title = privgene_figures.figure_title(figure, data, snakemake.params.settings["epsilon"])

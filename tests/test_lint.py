@@ -1,0 +1,18 @@
+"""Ruff's linter and formatter are clean on the package, the workflow scripts, tests and benchmarks."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+RUFF = Path(sys.executable).parent / "ruff"
+PATHS = ["src", "tests", "workflow", "benchmarks"]
+
+
+@pytest.mark.skipif(not RUFF.is_file(), reason="ruff is not installed in this environment")
+@pytest.mark.parametrize("command", [["check"], ["format", "--check"]], ids=["lint", "format"])
+def test_ruff_is_clean(command):
+    result = subprocess.run([str(RUFF), *command, *PATHS], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
