@@ -76,10 +76,18 @@ def poisson_sample_rate(shard_size: int, batch_size: int) -> float:
 
 @dataclass(frozen=True)
 class TrainingRecord:
+    """What a training run did. For DP-SGD, ``noise_multiplier``, ``max_grad_norm`` and
+    ``sample_rate`` are read back from Opacus' optimiser and data loader after ``make_private``,
+    and ``accountant_history`` is its accountant's ``(σ, q, steps)`` record: the accounting of the
+    reported ε must use exactly these."""
+
     steps: int
     epochs: float
     sample_rate: float
     seconds: float
+    noise_multiplier: float | None = None
+    max_grad_norm: float | None = None
+    accountant_history: tuple = ()
 
 
 def _seed(seed: int, device: torch.device) -> torch.Generator:
@@ -132,7 +140,16 @@ def train_private(
                 break
     if len(engine.accountant.history) and sum(h[2] for h in engine.accountant.history) != steps:
         raise RuntimeError(f"Opacus counted {engine.accountant.history} steps, expected {steps}")
-    return model._module, TrainingRecord(steps, steps * sample_rate, sample_rate, time.perf_counter() - start)
+    record = TrainingRecord(
+        steps,
+        steps * sample_rate,
+        sample_rate,
+        time.perf_counter() - start,
+        noise_multiplier=float(optimiser.noise_multiplier),
+        max_grad_norm=float(optimiser.max_grad_norm),
+        accountant_history=tuple(tuple(h) for h in engine.accountant.history),
+    )
+    return model._module, record
 
 
 def train_nonprivate(

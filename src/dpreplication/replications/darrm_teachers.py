@@ -111,6 +111,9 @@ def _train_teacher(x, y, kind: str, steps, settings: dict, seed: int, device):
     model, record = learning.train_private(
         x, y, steps, sigma, settings["max_grad_norm"], settings["learning_rate"], settings["batch_size"], seed, device
     )
+    trained_with = (record.noise_multiplier, record.max_grad_norm, record.accountant_history)
+    if trained_with != (sigma, settings["max_grad_norm"], ((sigma, record.sample_rate, record.steps),)):
+        raise RuntimeError(f"Opacus trained with (σ, clip, history) = {trained_with}, not the accounted settings")
     return (
         model,
         record,

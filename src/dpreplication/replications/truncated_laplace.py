@@ -503,7 +503,7 @@ def monte_carlo_moments(
     rows = []
     for eps, dlt in points:
         cal = add.calibrate_truncated_laplace(eps, dlt)
-        samples = add.sample_truncated_laplace(rng, cal.scale, cal.bound, n_samples)
+        samples = add.truncated_laplace_mechanism(np.zeros(n_samples), eps, dlt, rng)  # the release function itself
         rows += _moment_rows(
             eps,
             dlt,
