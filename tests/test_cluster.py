@@ -25,7 +25,12 @@ def test_cluster_generic_executor_reproduces_local_tables(tmp_path):
         REPO, workdir, ignore=lambda folder, names: NOT_COPIED & set(names) if folder == str(REPO) else set()
     )
     state = tmp_path / "cluster-state"
-    env = {**os.environ, "CLUSTER_LOCAL_STATE": str(state), "OPENBLAS_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "CLUSTER_LOCAL_STATE": str(state),
+        "OPENBLAS_NUM_THREADS": "1",
+        "PYTHONPATH": str(workdir / "src"),
+    }  # the copy's own package (the workflow checks)
     outputs = [f"results/quick/figures/{target}.csv" for target in TARGETS]
     result = subprocess.run(
         [

@@ -429,7 +429,7 @@ def test_workflow_without_the_data_marks_the_cells_needing_a_download(tmp_path):
             (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO / name, tmp_path / name)
     (tmp_path / "empty").mkdir()
-    env = {**os.environ, MIRROR_ENV: str(tmp_path / "empty")}
+    env = {**os.environ, MIRROR_ENV: str(tmp_path / "empty"), "PYTHONPATH": str(tmp_path / "src")}
     tables = [f"results/quick/figures/darrm/prediction_{name}.csv" for name in ("accuracy", "teachers", "privacy")]
     result = subprocess.run(
         [

@@ -74,3 +74,31 @@ def test_changed_parameters_never_write_into_figures(tmp_path):
         == f"results/eps2/figures/{TARGET}"
     )
     assert planned_png("--profile", "profiles/quick", "--config", "seed=3").startswith("results/quick-")
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("darrm={f2_gamma_shapes: {ms: [3, 13]}}", "config key 'darrm.f2_gamma_shapes.ms': [13] not in [1, K]"),
+        ("darrm={private_prediction: {ms: [12]}}", "config key 'darrm.private_prediction.ms': [12] not in [1, K]"),
+        ("truncated_laplace={lp_optimum: {solver: higs}}", "config key 'truncated_laplace.lp_optimum.solver'"),
+        ("darrm={solver: higs}", "'higs' is not one of"),
+    ],
+)
+def test_inconsistent_configuration_stops_before_any_job_naming_the_key(override, message):
+    result = subprocess.run(
+        [SNAKEMAKE, "-n", "pf_tv_convergence", "--config", override],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode != 0 and message in result.stdout + result.stderr, (result.stdout + result.stderr)[-2000:]
+
+
+def test_the_workflow_refuses_a_package_from_elsewhere(tmp_path):
+    from dpreplication.workflow_config import check_package_location
+
+    assert check_package_location(REPO / "src" / "dpreplication" / "__init__.py", REPO) == ""
+    message = check_package_location(tmp_path / "dpreplication" / "__init__.py", REPO)
+    assert "not this checkout's" in message and "pip install -e ." in message

@@ -53,6 +53,8 @@ def typed_overrides(overrides) -> dict:
     def convert(value):
         if isinstance(value, dict) or hasattr(value, "items"):
             return {k: convert(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [convert(v) for v in value]
         return typed_value(value)
 
     return {key: convert(value) if hasattr(value, "items") else value for key, value in dict(overrides).items()}
@@ -77,3 +79,45 @@ def variant_name(config: dict, profile_config: dict) -> str:
     if configuration_hash(config) == configuration_hash(profile_config):
         return ""
     return f"{config['profile']}-{configuration_hash(config)[:10]}"
+
+
+SCIPY_LP_METHODS = ("highs", "highs-ds", "highs-ipm")
+
+
+def _sections(config: dict, path: str = ""):
+    """Every mapping in ``config`` with its dotted key path."""
+    for key, value in config.items():
+        if isinstance(value, dict):
+            dotted = f"{path}.{key}" if path else key
+            yield dotted, value
+            yield from _sections(value, dotted)
+
+
+def cross_field_problems(config: dict) -> list[str]:
+    """Checks the schema cannot state, each naming its key: DaRRM's privacy allowances m ≤ K (an
+    ensemble of K mechanisms, or K teachers), and the truncated-Laplace LP solver against its
+    back end. An empty list means the configuration is consistent."""
+    problems = []
+    for path, section in _sections(config):
+        ensemble = section.get("K", section.get("teachers")) if path.startswith("darrm") else None
+        if ensemble is not None and "ms" in section:
+            too_large = [m for m in section["ms"] if not 1 <= m <= ensemble]
+            if too_large:
+                problems.append(f"config key '{path}.ms': {too_large} not in [1, K] with K = {ensemble}")
+        if path == "truncated_laplace.lp_optimum" and section.get("backend", "scipy") == "scipy":
+            if section.get("solver", "highs") not in SCIPY_LP_METHODS:
+                problems.append(
+                    f"config key '{path}.solver': {section.get('solver')!r} is not a scipy linprog method "
+                    f"{list(SCIPY_LP_METHODS)} (or set backend: cvxpy)"
+                )
+    return problems
+
+
+def check_package_location(package_file: str | Path, checkout: str | Path) -> str:
+    """``""`` when the imported ``dpreplication`` is the checkout's own ``src/``, else why not."""
+    imported = Path(package_file).resolve().parent
+    expected = (Path(checkout) / "src" / "dpreplication").resolve()
+    if imported == expected:
+        return ""
+    return (f"the workflow imports dpreplication from {imported}, not this checkout's {expected}: "
+            "install the checkout with `pip install -e .` (make replicate does) or fix PYTHONPATH")

@@ -3,9 +3,18 @@
 import os
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version, validate
 
-from dpreplication.workflow_config import load_yaml, merge_config, typed_overrides, variant_name
+import dpreplication
+from dpreplication.workflow_config import (
+    check_package_location,
+    cross_field_problems,
+    load_yaml,
+    merge_config,
+    typed_overrides,
+    variant_name,
+)
 
 min_version("9.0")
 
@@ -27,6 +36,9 @@ config.update(merge_config(config, typed_overrides(workflow.config_settings.conf
 
 validate(config, "../schemas/config.schema.yaml", set_default=True)
 validate(PROFILE_CONFIG, "../schemas/config.schema.yaml", set_default=True)
+for _problem in [check_package_location(dpreplication.__file__, workflow.basedir), *cross_field_problems(config)]:
+    if _problem:
+        raise WorkflowError(_problem)
 
 # Single-threaded BLAS in every job keeps floating-point sums bit-stable; jobs run in parallel instead.
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
