@@ -81,3 +81,91 @@ def test_loader_rejects_wrong_shape(tmp_path):
     np.save(tmp_path / "bad.npy", np.arange(1000))
     with pytest.raises(ValueError, match="multiple of 1024"):
         load_dpbench_histogram(tmp_path / "bad.npy")
+
+
+# --------------------------------------------------------------------------- integrity at use
+
+
+def test_a_raw_file_corrupted_after_its_fetch_stops_the_loader(mirror, tmp_path):
+    local = fetch("dpbench_1d", HEPTH.name, tmp_path / "raw" / "dpbench_1d" / HEPTH.name, mirror)
+    load_dpbench_histogram(local)
+    with open(local, "r+b") as handle:  # one flipped byte in the data, header intact
+        handle.seek(-8, os.SEEK_END)
+        handle.write(b"\x01")
+    with pytest.raises(DataIntegrityError, match=f"{local}.*corrupt.*expected {HEPTH.sha256}"):
+        load_dpbench_histogram(local)
+
+
+def test_privgene_datasets_verify_their_raw_files_as_they_read_them(tmp_path):
+    from dpreplication.data.fetch import verified
+    from dpreplication.replications import privgene
+
+    real = Path(os.environ.get(MIRROR_ENV, "")) / "lifesci"
+    entry = DATASETS["lifesci"].files[0]
+    if not (real / entry.name).is_file():
+        pytest.skip("no data mirror available")
+    local = tmp_path / "raw" / "lifesci" / entry.name
+    local.parent.mkdir(parents=True)
+    shutil.copyfile(real / entry.name, local)
+    assert verified(local) == local
+    local.write_bytes(local.read_bytes().replace(b"1", b"2", 1))
+    with pytest.raises(DataIntegrityError, match=f"{local}.*corrupt.*expected {entry.sha256}"):
+        privgene.prepare_dataset("Lifesci", [local], seed=1)
+
+
+def test_a_corrupt_gzip_in_the_mirror_names_its_source_and_checksum(mirror, tmp_path):
+    source = mirror / "dpbench_1d" / f"{HEPTH.name}.gz"
+    source.write_bytes(gzip.compress((mirror / "dpbench_1d" / HEPTH.name).read_bytes())[:-40])
+    (mirror / "dpbench_1d" / HEPTH.name).unlink()
+    with pytest.raises(DataIntegrityError) as caught:
+        fetch("dpbench_1d", HEPTH.name, tmp_path / "out" / HEPTH.name, mirror)
+    message = str(caught.value)
+    assert str(source) in message and "does not decompress" in message and HEPTH.sha256 in message
+    assert "fetched" not in message and not (tmp_path / "out" / HEPTH.name).exists()
+
+
+def test_a_corrupt_mirror_file_is_named_by_its_source_not_a_temporary_path(mirror, tmp_path):
+    source = mirror / "dpbench_1d" / HEPTH.name
+    content = bytearray(source.read_bytes())
+    content[len(content) // 2] ^= 0xFF
+    source.write_bytes(bytes(content))
+    with pytest.raises(DataIntegrityError) as caught:
+        fetch("dpbench_1d", HEPTH.name, tmp_path / "out" / HEPTH.name, mirror)
+    message = str(caught.value)
+    assert f"dpbench_1d/{HEPTH.name} from {source} is corrupt" in message and HEPTH.sha256 in message
+    assert "plain" not in message.replace(str(source), "")
+
+
+def test_a_deleted_raw_file_is_fetched_again_before_what_reads_it(mirror, tmp_path):
+    import subprocess
+    import sys
+
+    directory = tmp_path / "raw"
+    fetch("dpbench_1d", HEPTH.name, directory / "dpbench_1d" / HEPTH.name, mirror)
+    repo = Path(__file__).resolve().parents[1]
+    target = "results/quick/work/permute_and_flip/utility/HEPTH.csv"
+
+    def planned():
+        result = subprocess.run(
+            [
+                str(Path(sys.executable).parent / "snakemake"),
+                "-n",
+                target,
+                "--forcerun",
+                "pf_utility_dataset",
+                "--config",
+                "profile=quick",
+                f"data={{directory: {directory}}}",
+            ],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stderr[-2000:]
+        stats = result.stdout.split("Job stats:")[1].split("total")[0]
+        return {line.split()[0] for line in stats.splitlines()[3:] if line.strip()}
+
+    assert planned() == {"pf_utility_dataset"}
+    (directory / "dpbench_1d" / HEPTH.name).unlink()
+    assert planned() == {"pf_utility_dataset", "fetch_data_file"}

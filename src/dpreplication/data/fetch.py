@@ -41,17 +41,37 @@ def content_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def verify(path: Path, expected_sha256: str) -> Path:
-    """Return ``path`` if its content hash is ``expected_sha256``; raise otherwise."""
+def verify(path: Path, expected_sha256: str, label: str | None = None) -> Path:
+    """Return ``path`` if its content hash is ``expected_sha256``; raise otherwise, naming the file
+    as ``label`` (e.g. its source, where ``path`` is a temporary copy)."""
     path = Path(path)
+    name = label or str(path)
     if not path.is_file():
-        raise DataIntegrityError(f"data file {path} is missing (expected SHA256 {expected_sha256})")
+        raise DataIntegrityError(f"data file {name} is missing (expected SHA256 {expected_sha256})")
     actual = content_sha256(path)
     if actual != expected_sha256:
-        raise DataIntegrityError(
-            f"data file {path} is corrupt: content SHA256 {actual}, expected {expected_sha256}"
-        )
+        raise DataIntegrityError(f"data file {name} is corrupt: content SHA256 {actual}, expected {expected_sha256}")
     return path
+
+
+def catalogued(path: str | os.PathLike) -> DataFile | None:
+    """The catalogue entry of a raw file stored as ``<directory>/<dataset>/<file>``, or None."""
+    path = Path(path)
+    dataset = DATASETS.get(path.parent.name)
+    if dataset is None:
+        return None
+    try:
+        return dataset.file(path.name)
+    except KeyError:
+        return None
+
+
+def verified(path: str | os.PathLike) -> Path:
+    """A raw data file checked as it is read: a catalogued file whose content no longer matches
+    its SHA256 (corrupted after its fetch) stops the run naming the file and the expected checksum.
+    Files outside the catalogue (a user's own extract) are returned unchecked."""
+    entry = catalogued(path)
+    return verify(Path(path), entry.sha256) if entry is not None else Path(path)
 
 
 def resolve_mirror(configured: str | os.PathLike | None) -> Path | None:
@@ -161,18 +181,21 @@ def fetch(dataset: str, name: str, destination: str | os.PathLike, mirror: str |
             _download(data_file, dataset, fetched)
             if data_file.archive_member is not None:
                 _extract_member(fetched, data_file)
+        source = str(_mirror_source(Path(mirror), dataset, data_file)) if mirror is not None else data_file.url
         plain = Path(scratch) / "plain"
         with open(fetched, "rb") as raw:
             compressed = raw.read(2) == _GZIP_MAGIC
         if compressed:
-            with gzip.open(fetched, "rb") as src, open(plain, "wb") as out:
-                shutil.copyfileobj(src, out)
+            try:
+                with gzip.open(fetched, "rb") as src, open(plain, "wb") as out:
+                    shutil.copyfileobj(src, out)
+            except (OSError, EOFError) as error:
+                raise DataIntegrityError(
+                    f"data file {dataset}/{name} from {source} does not decompress ({error}); "
+                    f"expected SHA256 of its content {data_file.sha256}"
+                ) from None
         else:
             fetched.rename(plain)
-        try:
-            verify(plain, data_file.sha256)
-        except DataIntegrityError as error:
-            source = mirror if mirror is not None else data_file.url
-            raise DataIntegrityError(f"{dataset}/{name} from {source}: {error}") from None
+        verify(plain, data_file.sha256, label=f"{dataset}/{name} from {source}")
         plain.replace(destination)
     return destination

@@ -28,6 +28,7 @@ import pandas as pd
 
 from dpreplication import seeding
 from dpreplication.data import tabular
+from dpreplication.data.fetch import verified
 from dpreplication.learning import models
 from dpreplication.learning.fitness import KMeansFitness, LogisticFitness, SVMFitness
 from dpreplication.learning.genetic import PrivGeneSettings, iterations, privgene
@@ -117,6 +118,7 @@ def prepare_dataset(
     replaces the BR stand-in by a user-supplied IPUMS Brazil extract (38,000 × 53, label last).
     """
     spec = DATASETS[name]
+    paths = [verified(path) for path in paths]  # a raw file corrupted after its fetch stops here, named
     rng = seeding.generator(seed, PAPER, "data", name)
     substitute = spec.substitute
     if name == "Adult":
