@@ -119,5 +119,7 @@ def check_package_location(package_file: str | Path, checkout: str | Path) -> st
     expected = (Path(checkout) / "src" / "dpreplication").resolve()
     if imported == expected:
         return ""
-    return (f"the workflow imports dpreplication from {imported}, not this checkout's {expected}: "
-            "install the checkout with `pip install -e .` (make replicate does) or fix PYTHONPATH")
+    return (
+        f"the workflow imports dpreplication from {imported}, not this checkout's {expected}: "
+        "install the checkout with `pip install -e .` (make replicate does) or fix PYTHONPATH"
+    )
