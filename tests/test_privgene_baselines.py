@@ -73,7 +73,7 @@ def test_huber_hinge_pieces_bounds_and_derivative():
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_logistic_regression_matches_scikit_learn():
-    linear_model = pytest.importorskip("sklearn.linear_model")
+    linear_model = pytest.importorskip("sklearn.linear_model", reason="the reference solver is absent")
     X, y01, _ = synthetic(3000, 8, seed=1)
     omega = models.fit_logistic_regression(X, y01)
     reference = linear_model.LogisticRegression(penalty=None, tol=1e-12, max_iter=10_000).fit(X, y01)
@@ -82,7 +82,7 @@ def test_logistic_regression_matches_scikit_learn():
 
 @pytest.mark.parametrize("n, d, C", [(300, 6, 10.0), (800, 11, 0.1), (800, 11, 1000.0)])
 def test_linear_svm_matches_cvxpy(n, d, C):
-    cp = pytest.importorskip("cvxpy")
+    cp = pytest.importorskip("cvxpy", reason="the reference solver is absent")
     X, _, y = synthetic(n, d, seed=n + d)
     alpha, beta = cp.Variable(d - 1), cp.Variable()
     problem = cp.Problem(
@@ -98,7 +98,7 @@ def test_linear_svm_matches_cvxpy(n, d, C):
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_linear_svm_agrees_with_liblinear_on_a_separable_block():
-    svm = pytest.importorskip("sklearn.svm")
+    svm = pytest.importorskip("sklearn.svm", reason="the reference solver is absent")
     X, _, y = synthetic(400, 21, seed=5, noise=0.0)
     C = 10.0
     omega = models.fit_linear_svm(X, y, C)
@@ -245,7 +245,9 @@ def test_9_erm_noise_norm_and_direction():
 
 
 def test_9_erm_matches_diffprivlib_vector_mechanism():
-    mechanisms = pytest.importorskip("diffprivlib.mechanisms")
+    mechanisms = pytest.importorskip(
+        "diffprivlib.mechanisms", reason="the oracle diffprivlib is absent (extra 'oracles')"
+    )
     d, n, eps = 6, 2000, 0.7
     zero = lambda f: (0.0, np.zeros(d))  # noqa: E731
     for loss in erm.LOSSES:
@@ -293,7 +295,7 @@ def test_9_erm_at_huge_epsilon_is_close_to_noprivacy(loss):
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_9_erm_logistic_agrees_with_diffprivlib_logistic_regression_at_large_epsilon():
-    dp_models = pytest.importorskip("diffprivlib.models")
+    dp_models = pytest.importorskip("diffprivlib.models", reason="the oracle diffprivlib is absent (extra 'oracles')")
     X, y01, y = synthetic(4000, 6, seed=31)
     ours = erm.fit_private_erm(X, y, 1e3, np.random.default_rng(0))
     reference = dp_models.LogisticRegression(

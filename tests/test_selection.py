@@ -246,7 +246,7 @@ def test_bad_arguments_are_rejected():
 
 def test_opendp_noisy_max_matches_pf_and_its_zcdp_variant_matches_em():
     """Check 12: OpenDP's exponential-noise RNM is P&F; its Gumbel (zCDP) variant is the EM."""
-    dp = pytest.importorskip("opendp.prelude")
+    dp = pytest.importorskip("opendp.prelude", reason="the oracle opendp is absent (extra 'oracles')")
     dp.enable_features("contrib")
     input_space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float)
     pf_meas = dp.m.make_noisy_max(*input_space, dp.max_divergence(), scale=2.0)

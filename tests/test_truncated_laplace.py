@@ -106,7 +106,9 @@ def test_3_reference_values_and_diffprivlib_bound():
     assert add.truncated_laplace_amplitude(1, 1e-6) == pytest.approx(0.99998410, abs=1e-8)
     assert add.truncated_laplace_power(1, 1e-6) == pytest.approx(1.99975089, abs=1e-8)
     assert add.truncated_laplace_bound(1, 1e-2) == pytest.approx(4.46492018, abs=1e-8)
-    mechanisms = pytest.importorskip("diffprivlib.mechanisms")
+    mechanisms = pytest.importorskip(
+        "diffprivlib.mechanisms", reason="the oracle diffprivlib is absent (extra 'oracles')"
+    )
     for eps, dlt in [(1.0, 1e-2), (1.0, 1e-6), (0.1, 0.3), (10.0, 1e-10)]:
         lbn = mechanisms.LaplaceBoundedNoise(
             epsilon=eps, delta=dlt, sensitivity=1.0, random_state=np.random.RandomState(0)
@@ -324,9 +326,15 @@ LIBRARY_POINTS = list(tl.LIBRARY_POINTS)
 
 
 def test_6_dp_accounting_oracles():
-    gaussian_mechanism = pytest.importorskip("dp_accounting.gaussian_mechanism")
-    pld = pytest.importorskip("dp_accounting.pld.accountant")
-    common = pytest.importorskip("dp_accounting.pld.common")
+    gaussian_mechanism = pytest.importorskip(
+        "dp_accounting.gaussian_mechanism", reason="the oracle dp_accounting is absent (extra 'oracles')"
+    )
+    pld = pytest.importorskip(
+        "dp_accounting.pld.accountant", reason="the oracle dp_accounting is absent (extra 'oracles')"
+    )
+    common = pytest.importorskip(
+        "dp_accounting.pld.common", reason="the oracle dp_accounting is absent (extra 'oracles')"
+    )
     for eps, dlt in LIBRARY_POINTS:
         ours = add.analytic_gaussian_sigma(eps, dlt)
         assert gaussian_mechanism.get_sigma_gaussian(eps, dlt, tol=1e-12) == pytest.approx(ours, rel=1e-9)
@@ -337,7 +345,7 @@ def test_6_dp_accounting_oracles():
 
 
 def test_6_autodp_oracle():
-    pytest.importorskip("autodp.rdp_acct")
+    pytest.importorskip("autodp.rdp_acct", reason="the oracle autodp is absent (extra 'oracles')")
     from autodp import privacy_calibrator
 
     for eps, dlt in LIBRARY_POINTS:
@@ -346,14 +354,16 @@ def test_6_autodp_oracle():
 
 
 def test_6_diffprivlib_oracle():
-    mechanisms = pytest.importorskip("diffprivlib.mechanisms")
+    mechanisms = pytest.importorskip(
+        "diffprivlib.mechanisms", reason="the oracle diffprivlib is absent (extra 'oracles')"
+    )
     for eps, dlt in LIBRARY_POINTS:
         scale = mechanisms.GaussianAnalytic(epsilon=eps, delta=dlt, sensitivity=1.0)._scale
         assert scale == pytest.approx(add.analytic_gaussian_sigma(eps, dlt), rel=1e-4)
 
 
 def test_6_opendp_one_sided():
-    opendp = pytest.importorskip("opendp.prelude")
+    opendp = pytest.importorskip("opendp.prelude", reason="the oracle opendp is absent (extra 'oracles')")
     table = tl.library_cross_check([(1.0, 1e-6), (0.5, 1e-5)])
     rows = table[table.library == "opendp"]
     if rows.library_value.isna().all():
@@ -527,7 +537,9 @@ def test_11_kolmogorov_smirnov_audit_and_determinism():
 
 
 def test_11_diffprivlib_laplace_bounded_noise_matches_closed_form():
-    mechanisms = pytest.importorskip("diffprivlib.mechanisms")
+    mechanisms = pytest.importorskip(
+        "diffprivlib.mechanisms", reason="the oracle diffprivlib is absent (extra 'oracles')"
+    )
     eps, dlt = 1.0, 1e-6
     mechanism = mechanisms.LaplaceBoundedNoise(
         epsilon=eps, delta=dlt, sensitivity=1.0, random_state=np.random.RandomState(11)
@@ -558,7 +570,7 @@ def test_12_lp_lower_bound():
 
 
 def test_12_lp_backends_agree_and_binned_pmf_is_private():
-    pytest.importorskip("cvxpy")
+    pytest.importorskip("cvxpy", reason="the reference solver is absent")
     scipy_result = optimal_noise_lower_bound(2.0, 1e-2, 6, "amplitude")
     cvxpy_result = optimal_noise_lower_bound(2.0, 1e-2, 6, "amplitude", backend="cvxpy", solver="CLARABEL")
     assert cvxpy_result.value == pytest.approx(scipy_result.value, rel=1e-5)
@@ -671,5 +683,47 @@ def test_14_library_cross_check_table_columns():
         "ours",
         "library_value",
         "relative_difference",
+        "data_status",
     ]
     assert set(table.library) == {"dp-accounting", "autodp", "diffprivlib", "opendp"}
+
+
+def test_an_absent_library_makes_its_cross_check_rows_missing_not_empty(monkeypatch):
+    """Without the optional library the table keeps its rows, NaN with a data_status, so the
+    scorecard claims reading them are 'missing' rather than failing or passing silently."""
+    import builtins
+
+    from dpreplication.scorecard import Claim, evaluate_claims
+
+    real_import = builtins.__import__
+
+    def without_diffprivlib(name, *args, **kwargs):
+        if name.startswith("diffprivlib"):
+            raise ImportError(f"No module named {name!r}")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", without_diffprivlib)
+    table = tl.library_cross_check(points=[(1.0, 1e-6)])
+    absent = table[table.library == "diffprivlib"]
+    assert len(absent) == 2 and absent.library_value.isna().all()
+    assert absent.data_status.str.startswith("missing: diffprivlib is not installed").all()
+    assert (table[table.library != "diffprivlib"].data_status == "").all()
+    claim = Claim(
+        id="c",
+        paper="truncated_laplace",
+        section="s",
+        claim="x",
+        expected=0.0,
+        kind="spec",
+        table="library_cross_check",
+        column="relative_difference",
+        tolerance=1e-8,
+        select={"library": "diffprivlib", "function": "mechanisms.GaussianAnalytic._scale"},
+    )
+    scored = evaluate_claims([claim], {"library_cross_check": table})
+    assert scored.status.tolist() == ["missing"] and "diffprivlib is not installed" in scored.reason.iloc[0]
+    moments = tl.monte_carlo_moments(
+        np.random.default_rng(0), points=[(1.0, 1e-6)], n_samples=100, library_points=[(1.0, 1e-6)], library_samples=10
+    )
+    library_rows = moments[moments.sampler == "diffprivlib"]
+    assert len(library_rows) and library_rows.estimate.isna().all() and library_rows.data_status.ne("").all()

@@ -4,7 +4,7 @@ Spec: shared/specs/truncated_laplace.md."""
 
 TL = "truncated_laplace"
 TL_CODE = code_inputs("mechanisms/additive.py", "mechanisms/bounds.py", "optimisation/noise_lp.py",
-                      "replications/truncated_laplace.py")
+                      "replications/truncated_laplace.py", "scorecard/claims.py")
 
 
 rule tl_density:

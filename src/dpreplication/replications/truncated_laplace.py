@@ -20,6 +20,7 @@ from scipy import optimize, special
 from dpreplication.mechanisms import additive as add
 from dpreplication.mechanisms import bounds
 from dpreplication.optimisation.noise_lp import optimal_noise_lower_bound, richardson_extrapolation
+from dpreplication.scorecard.claims import DATA_STATUS_COLUMN
 
 PAPER = "truncated_laplace"
 
@@ -494,7 +495,7 @@ def monte_carlo_moments(
     Spec: 10⁶ draws of our sampler per point (≈ 0.05 s each) and 2·10⁴ draws of
     ``diffprivlib.mechanisms.LaplaceBoundedNoise`` (≈ 0.3 s each, seeded from
     ``rng``); 20 points ε ∈ {0.1, 0.5, 1, 2, 5} × δ ∈ {1e-2, 1e-4, 1e-6, 1e-10}.
-    Rows for diffprivlib are omitted when it is not importable.
+    Rows for diffprivlib are NaN, with a ``data_status`` saying so, when it is not importable.
     Columns: ``epsilon, delta, sampler, moment, n_samples, estimate,
     standard_error, exact, relative_error, relative_standard_error, z_score,
     max_abs_sample, bound`` (relative = divided by the exact moment; sampler
@@ -515,13 +516,17 @@ def monte_carlo_moments(
         )
     try:
         from diffprivlib.mechanisms import LaplaceBoundedNoise
-    except ImportError:
-        library_points = ()
+    except ImportError as error:
+        LaplaceBoundedNoise, missing = None, f"missing: diffprivlib is not installed ({error})"
     for eps, dlt in library_points:
-        mechanism = LaplaceBoundedNoise(
-            epsilon=eps, delta=dlt, sensitivity=1.0, random_state=np.random.RandomState(int(rng.integers(2**31)))
-        )
-        samples = np.array([mechanism.randomise(0.0) for _ in range(library_samples)])
+        if LaplaceBoundedNoise is None:
+            samples = np.array([np.nan])
+        else:
+            mechanism = LaplaceBoundedNoise(
+                epsilon=eps, delta=dlt, sensitivity=1.0, random_state=np.random.RandomState(int(rng.integers(2**31)))
+            )
+            samples = np.array([mechanism.randomise(0.0) for _ in range(library_samples)])
+        start = len(rows)
         rows += _moment_rows(
             eps,
             dlt,
@@ -531,6 +536,8 @@ def monte_carlo_moments(
             float(add.truncated_laplace_amplitude(eps, dlt)),
             float(add.truncated_laplace_power(eps, dlt)),
         )
+        for row in rows[start:]:
+            row[DATA_STATUS_COLUMN] = "" if LaplaceBoundedNoise is not None else missing
     return pd.DataFrame(rows)
 
 
@@ -774,7 +781,8 @@ def library_cross_check(points=LIBRARY_POINTS) -> pd.DataFrame:
     """E8: our σ_aG and A against dp-accounting, autodp, diffprivlib; OpenDP's conservative δ at σ_aG.
 
     Libraries are imported lazily; a missing library (or a failing call) gives
-    ``library_value = relative_difference = NaN``. Spec agreement: dp-accounting
+    ``library_value = relative_difference = NaN`` and a ``data_status`` saying why, so the claims
+    that read the row are ``missing``. Spec agreement: dp-accounting
     ≤ 2e-13 (PLD search: ≥ ours, +2e-11…+1e-7); autodp ≤ 4e-8 for δ ≥ 1e-6, up
     to 3.5e-5 at δ = 1e-10; diffprivlib ≤ 5e-9 but -3.6e-5 at (10, 1e-10), A to
     1e-15; OpenDP δ is 3.7–4.4 × δ (one-sided, must be ≥ δ).
@@ -790,10 +798,13 @@ def library_cross_check(points=LIBRARY_POINTS) -> pd.DataFrame:
                 ours = float(add.truncated_laplace_bound(eps, dlt))
             else:
                 ours = float(dlt)
+            status = ""
             try:
                 value = float(call(eps, dlt))
-            except Exception:  # noqa: BLE001 — a missing or failing optional library is reported as NaN
-                value = np.nan
+            except ImportError as error:
+                value, status = np.nan, f"missing: {library} is not installed ({error})"
+            except Exception as error:  # noqa: BLE001 — a failing optional library is reported, not fatal
+                value, status = np.nan, f"missing: {library} raised {type(error).__name__}: {error}"
             rows.append(
                 {
                     "epsilon": eps,
@@ -804,6 +815,7 @@ def library_cross_check(points=LIBRARY_POINTS) -> pd.DataFrame:
                     "ours": ours,
                     "library_value": value,
                     "relative_difference": value / ours - 1.0,
+                    DATA_STATUS_COLUMN: status,
                 }
             )
     return pd.DataFrame(rows)
