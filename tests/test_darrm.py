@@ -296,10 +296,10 @@ def test_double_subsampling_is_private(epsilon):
 # --------------------------------------------------------------------------- §6.13 K = 101, §6.14 votes
 
 
-def test_k101_lp_is_fast_private_and_best():
+def test_k101_lp_is_private_and_best():
+    """Its time is a benchmark (benchmarks/test_darrm_benchmarks.py), never asserted here."""
     result = LP.optimise_gamma_cached(101, 10, 0.1)
     assert result.n_vertex_multisets == 182_104
-    assert result.build_seconds + result.solve_seconds <= 10
     assert V.verify_privacy(result.gamma, 101, 10, 0.1).violation <= 1e-12
     gammas = np.stack(
         [

@@ -3,7 +3,6 @@
 import itertools
 import math
 import os
-import time
 from pathlib import Path
 
 import numpy as np
@@ -168,15 +167,10 @@ def _dpbench(name):
     return load_dpbench_histogram(path)
 
 
-def test_k1024_pmf_is_valid_and_fast():
-    x = _dpbench("HEPTH")
-    q = mode_scores(x)
-    sel.permute_and_flip_pmf(q, 0.04)
-    start = time.perf_counter()
-    pmf = sel.permute_and_flip_pmf(q, 0.04)
-    elapsed = time.perf_counter() - start
+def test_k1024_pmf_is_valid():
+    """Its time is a benchmark (benchmarks/test_selection_benchmarks.py), never asserted here."""
+    pmf = sel.permute_and_flip_pmf(mode_scores(_dpbench("HEPTH")), 0.04)
     assert pmf.min() >= 0 and abs(pmf.sum() - 1) < 1e-10
-    assert elapsed < 1.0, "the k=1024 pmf should take milliseconds (benchmark goal < 0.1 s)"
 
 
 def test_hepth_anchors():
@@ -254,8 +248,12 @@ def test_opendp_noisy_max_matches_pf_and_its_zcdp_variant_matches_em():
     assert pf_meas.map(1.0) == pytest.approx(1.0)
     assert em_meas.map(1.0) == pytest.approx(1 / 8)
     scores = [float(v) for v in Q5]
-    n = 5000
+    # OpenDP samples from its own unseedable CSPRNG: the bound p > 1e-9 makes a false failure
+    # a 2e-9 event per run, and 20,000 draws keep the power: each sample rejects the other pmf.
+    n = 20_000
     pf_draws = counts([pf_meas(scores) for _ in range(n)], 5)
     em_draws = counts([em_meas(scores) for _ in range(n)], 5)
-    assert goodness_of_fit(pf_draws, sel.permute_and_flip_pmf(Q5, 1)).chi2_pvalue > 1e-4
-    assert goodness_of_fit(em_draws, sel.exponential_mechanism_pmf(Q5, 1)).chi2_pvalue > 1e-4
+    pf_pmf, em_pmf = sel.permute_and_flip_pmf(Q5, 1), sel.exponential_mechanism_pmf(Q5, 1)
+    assert goodness_of_fit(pf_draws, pf_pmf).chi2_pvalue > 1e-9
+    assert goodness_of_fit(em_draws, em_pmf).chi2_pvalue > 1e-9
+    assert goodness_of_fit(pf_draws, em_pmf).chi2_pvalue < 1e-9 and goodness_of_fit(em_draws, pf_pmf).chi2_pvalue < 1e-9
