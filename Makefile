@@ -10,7 +10,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: replicate readme quick test test-fast references report bench lock clean-results
+.PHONY: replicate readme quick test test-fast mutants references report bench lock clean-results
 
 replicate: $(VENV)/installed
 	$(SNAKEMAKE)
@@ -28,6 +28,11 @@ test: $(VENV)/installed
 
 test-fast: $(VENV)/installed
 	$(PYTHON) -m pytest -m "not workflow"
+
+# Apply each curated privacy mutant (tests/mutants/mutants.yaml) to a scratch copy and run its tests:
+# every mutant must be killed. Report in results/mutants/.
+mutants: $(VENV)/installed
+	$(PYTHON) tests/mutants/run.py
 
 # Accept the current quick-profile outputs as the new drift references (review the diff!).
 references: quick

@@ -1,0 +1,168 @@
+"""Run the curated privacy mutants (``tests/mutants/mutants.yaml``) against the tests: `make mutants`.
+
+Each mutant is applied alone to a scratch copy of the tree (the working tree is never modified,
+so this runs safely beside other work), and its tests are run there with the copy's ``src`` first
+on the path; a mutant whose tests all pass has *survived*. The unmutated copy must pass every
+selection first, or no verdict means anything. Writes ``results/mutants/report.{md,csv}`` and
+exits 1 if any mutant survived or could not be applied.
+
+    python tests/mutants/run.py                 # every mutant
+    python tests/mutants/run.py --only laplace-scale --only seed-teacher
+    python tests/mutants/run.py --list
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+COPIED = ("src", "tests", "workflow", "config", "profiles", "pyproject.toml", "Snakefile")
+TIMEOUT = 900
+
+
+def load(path: Path) -> list[dict]:
+    mutants = yaml.safe_load(path.read_text())["mutants"]
+    ids = [m["id"] for m in mutants]
+    if len(set(ids)) != len(ids):
+        raise SystemExit(f"{path}: duplicate mutant ids")
+    return mutants
+
+
+def scratch_copy() -> Path:
+    root = Path(tempfile.mkdtemp(prefix="dpreplication-mutants-"))
+    for name in COPIED:
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, root / name, ignore=shutil.ignore_patterns("__pycache__", "references"))
+        elif source.is_file():
+            shutil.copy2(source, root / name)
+    return root
+
+
+def run_tests(root: Path, tests: list[str]) -> tuple[str, float, str]:
+    """``(outcome, seconds, tail of the output)``: outcome ``passed``, ``failed`` or ``timeout``."""
+    environment = {**os.environ, "PYTHONPATH": str(root / "src"), "OPENBLAS_NUM_THREADS": "1"}
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-m", "not workflow", *tests]
+    start = time.perf_counter()
+    try:
+        result = subprocess.run(command, cwd=root, env=environment, capture_output=True, text=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return "timeout", time.perf_counter() - start, ""
+    outcome = "passed" if result.returncode == 0 else "failed"
+    return outcome, time.perf_counter() - start, (result.stdout + result.stderr)[-1500:]
+
+
+def check_imports_the_copy(root: Path) -> None:
+    environment = {**os.environ, "PYTHONPATH": str(root / "src")}
+    imported = subprocess.run(
+        [sys.executable, "-c", "import dpreplication; print(dpreplication.__file__)"],
+        cwd=root,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if not Path(imported).resolve().is_relative_to(root.resolve()):
+        raise SystemExit(f"the scratch copy's tests import {imported}, not the copy: the verdicts would be void")
+
+
+def apply(root: Path, mutant: dict) -> tuple[Path, str]:
+    """Write the mutant into the copy; return the file and its original text for restoring."""
+    target = root / "src" / "dpreplication" / mutant["file"]
+    text = target.read_text()
+    found = text.count(mutant["original"])
+    if found != 1:
+        raise ValueError(f"mutant {mutant['id']}: its original occurs {found} times in {mutant['file']}")
+    target.write_text(text.replace(mutant["original"], mutant["mutant"]))
+    return target, text
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", action="append", default=[], help="run only this mutant id (repeatable)")
+    parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument("--mutants", type=Path, default=Path(__file__).with_name("mutants.yaml"))
+    parser.add_argument("--report", type=Path, default=REPO / "results" / "mutants")
+    arguments = parser.parse_args(argv)
+    mutants = load(arguments.mutants)
+    if arguments.only:
+        unknown = set(arguments.only) - {m["id"] for m in mutants}
+        if unknown:
+            raise SystemExit(f"unknown mutant ids: {sorted(unknown)}")
+        mutants = [m for m in mutants if m["id"] in arguments.only]
+    if arguments.list:
+        for mutant in mutants:
+            print(f"{mutant['id']:36} {mutant['file']:38} {mutant['why']}")
+        return 0
+
+    root = scratch_copy()
+    started = time.perf_counter()
+    try:
+        check_imports_the_copy(root)
+        selections = sorted({test for mutant in mutants for test in mutant["tests"]})
+        outcome, seconds, tail = run_tests(root, selections)
+        if outcome != "passed":
+            raise SystemExit(f"the unmutated tree fails its own selections ({outcome}):\n{tail}")
+        print(f"baseline: {len(selections)} test files pass on the unmutated copy ({seconds:.0f} s)")
+        rows = []
+        for mutant in mutants:
+            try:
+                target, original = apply(root, mutant)
+            except ValueError as error:
+                rows.append({**mutant, "verdict": "not applied", "seconds": 0.0, "detail": str(error)})
+                print(f"  NOT APPLIED {mutant['id']}: {error}")
+                continue
+            try:
+                outcome, seconds, tail = run_tests(root, mutant["tests"])
+            finally:
+                target.write_text(original)
+            verdict = {"failed": "killed", "passed": "SURVIVED", "timeout": "killed (timeout)"}[outcome]
+            rows.append(
+                {**mutant, "verdict": verdict, "seconds": seconds, "detail": "" if outcome != "passed" else tail}
+            )
+            print(f"  {verdict:16} {seconds:6.1f} s  {mutant['id']}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+    total = time.perf_counter() - started
+    killed = sum(row["verdict"].startswith("killed") for row in rows)
+    write_report(arguments.report, rows, killed, total)
+    print(f"{killed} of {len(rows)} mutants killed in {total:.0f} s; report in {arguments.report}")
+    return 0 if killed == len(rows) else 1
+
+
+def write_report(directory: Path, rows: list[dict], killed: int, seconds: float) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    fields = ["id", "file", "verdict", "seconds", "why", "tests"]
+    with open(directory / "report.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields, extrasaction="ignore")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({**row, "tests": " ".join(row["tests"]), "seconds": f"{row['seconds']:.1f}"})
+    lines = [
+        "# Privacy mutants",
+        "",
+        f"{killed} of {len(rows)} killed in {seconds:.0f} s (`make mutants`).",
+        "",
+        "| mutant | file | verdict | seconds | the bug it models |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| `{r['id']}` | `{r['file']}` | {r['verdict']} | {r['seconds']:.1f} | {r['why'].replace('|', '/')} |"
+        for r in rows
+    ]
+    (directory / "report.md").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
