@@ -1,0 +1,84 @@
+"""Every command in the README's shell blocks runs as written (as a dry run where it is long), so
+the README cannot drift from the workflow; every `make` target the README names exists."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+README = (REPO / "README.md").read_text()
+SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+NOT_RUN = {
+    "python3 -m venv .venv && .venv/bin/pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu": (
+        "installs from PyTorch's package index, which a test does not reach"
+    ),
+}
+PAPER_PROFILE_TARGET = "pf_pmf_bars"
+"""The paper profile plans tens of thousands of jobs: its commands are dry-run for one target."""
+VARIANT_FILE = "permute_and_flip: {tv_convergence: {epsilon: 2}}\n"
+
+
+def readme_commands() -> list[str]:
+    """The lines of the README's ```bash blocks, without trailing comments."""
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", README, re.S):
+        for line in block.splitlines():
+            command = re.split(r"\s{2,}#", line)[0].strip()
+            if command:
+                commands.append(command)
+    return commands
+
+
+def dry_run(command: str) -> list[str]:
+    """The argv that checks ``command`` without its long work: make -n, snakemake -n."""
+    words = shlex.split(command)
+    environment = [w for w in words if re.fullmatch(r"[A-Z_]+=.*", w)]
+    words = words[len(environment) :]
+    if words[0] == "make":
+        return ["env", *environment, "make", "-n", *words[1:]]
+    if words[0] == ".venv/bin/snakemake":
+        extra = [PAPER_PROFILE_TARGET] if "profile=paper" in words else []
+        return [SNAKEMAKE, *words[1:], *(["-n"] if "--list-rules" not in words else []), *extra]
+    raise AssertionError(f"README command {command!r} is neither make nor snakemake: add how to check it")
+
+
+@pytest.fixture
+def variant_file():
+    """The `my.yaml` the README's --configfile example reads, present only during the test."""
+    path = REPO / "my.yaml"
+    created = not path.exists()
+    if created:
+        path.write_text(VARIANT_FILE)
+    yield path
+    if created:
+        path.unlink()
+
+
+@pytest.mark.parametrize("command", readme_commands())
+def test_readme_command_runs_as_written(command, variant_file):
+    if command in NOT_RUN:
+        pytest.skip(NOT_RUN[command])
+    environment = {**os.environ, "DPREPLICATION_DATA_MIRROR": os.environ.get("DPREPLICATION_DATA_MIRROR", "")}
+    result = subprocess.run(dry_run(command), cwd=REPO, capture_output=True, text=True, timeout=600, env=environment)
+    assert result.returncode == 0, f"{command}\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
+
+
+def test_the_readme_has_its_two_setup_commands():
+    commands = readme_commands()
+    assert commands[:2] == ["make replicate", "make test"]
+
+
+def test_every_make_target_the_readme_names_exists():
+    targets = set(re.findall(r"`make ([a-z-]+)`", README)) | {
+        c.split()[1] for c in readme_commands() if c.startswith("make ")
+    }
+    makefile = (REPO / "Makefile").read_text()
+    missing = sorted(t for t in targets if not re.search(rf"^{re.escape(t)}:", makefile, re.M))
+    assert not missing and {"replicate", "test", "report", "mutants", "readme"} <= targets, missing
