@@ -459,3 +459,25 @@ def test_workflow_without_the_data_marks_the_cells_needing_a_download(tmp_path):
             table.data_status.str.startswith("needs download").all() and table.data_status.str.contains("mirror").all()
         )
     assert privacy.gnmax_sigma.notna().all() and not (tmp_path / "data" / "raw" / "mnist").exists()
+
+
+def test_f10_variance_curve_has_its_minimum_at_the_calibrated_order():
+    privacy = pd.DataFrame(
+        {
+            "dataset": ["mnist", "mnist"],
+            "m": [3, 3],
+            "epsilon_query": [0.2676, 0.2676],
+            "delta_query": [3e-4, 3e-4],
+            "gnmax_order": [np.nan, np.nan],
+        }
+    )
+    calibration = rdp.gnmax_noise_scale(0.2676, 3e-4)
+    privacy["gnmax_order"] = calibration.order
+    table = dp.gnmax_variance_table(privacy, max_order=500)
+    chosen = table[table.chosen]
+    assert len(chosen) == 1 and chosen.variance.iloc[0] == pytest.approx(calibration.sigma**2)
+    assert chosen.variance.iloc[0] == table.variance.min() and calibration.sigma == pytest.approx(21.46, abs=0.01)
+    orders, variance = rdp.gnmax_variance_curve(0.2676, 3e-4)
+    assert all(
+        rdp.gnmax_epsilon(float(np.sqrt(v)), 3e-4, float(o)) == pytest.approx(0.2676) for o, v in zip(orders, variance)
+    )

@@ -201,6 +201,19 @@ rule darrm_prediction_privacy:
     script: "../scripts/darrm/prediction_privacy.py"
 
 
+rule darrm_f10_gnmax_variance:
+    message: "DaRRM: F10, GNMax's variance against the Rényi order at each per-query budget"
+    input:
+        privacy=rules.darrm_prediction_privacy.output.csv,
+        code=DR_PREDICTION_CODE,
+    output: **published(DR, "f10_gnmax_variance", FIGURE, "darrm_f10_gnmax_variance.rst")
+    params: settings={"max_order": darrm_prediction_settings()["gnmax_max_order"]}
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{DR}/f10_gnmax_variance.log"
+    benchmark: f"{BENCHMARKS}/{DR}/f10_gnmax_variance.tsv"
+    script: "../scripts/darrm/f10_gnmax_variance.py"
+
+
 rule darrm_prediction_teachers_table:
     message: "DaRRM: teacher accuracies and privacy parameters per dataset"
     input:
@@ -227,5 +240,6 @@ rule darrm_prediction_accuracy:
     script: "../scripts/darrm/prediction_accuracy.py"
 
 
-for _rule in (rules.darrm_prediction_privacy, rules.darrm_prediction_teachers_table, rules.darrm_prediction_accuracy):
+for _rule in (rules.darrm_prediction_privacy, rules.darrm_f10_gnmax_variance, rules.darrm_prediction_teachers_table,
+              rules.darrm_prediction_accuracy):
     register(DR, _rule.output)

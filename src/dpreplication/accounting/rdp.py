@@ -137,16 +137,25 @@ def gnmax_noise_scale(
     >>> round(calibration.sigma, 3), round(calibration.order, 2)
     (6.93, 24.51)
     """
+    orders, variance = gnmax_variance_curve(epsilon, delta, max_order, order_offset)
+    best = int(np.argmin(variance))
+    return GNMaxCalibration(
+        float(epsilon), float(delta), float(np.sqrt(variance[best])), float(orders[best]), float(orders[0])
+    )
+
+
+def gnmax_variance_curve(
+    epsilon: float, delta: float, max_order: float = 500.0, order_offset: float = 4.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(λ, σ²(λ))`` over ``λ = λ_min, λ_min + 1, … < max_order``: the variance for which GNMax at
+    order λ is ``(ε, δ)``-DP, ``σ²(λ) = λ / (ε − log(1/δ)/(λ − 1))`` (spec §3; DaRRM's F10).
+    :func:`gnmax_noise_scale` takes its minimum."""
     log_inverse_delta = np.log(1.0 / delta)
     min_order = log_inverse_delta / epsilon + order_offset
     orders = np.arange(min_order, max_order)
     if orders.size == 0:
         raise ValueError(f"λ_min = {min_order:.1f} is not below the largest order {max_order}")
-    variance = orders / (epsilon - log_inverse_delta / (orders - 1.0))
-    best = int(np.argmin(variance))
-    return GNMaxCalibration(
-        float(epsilon), float(delta), float(np.sqrt(variance[best])), float(orders[best]), float(min_order)
-    )
+    return orders, orders / (epsilon - log_inverse_delta / (orders - 1.0))
 
 
 def gnmax_epsilon(sigma: float, delta: float, order: float) -> float:

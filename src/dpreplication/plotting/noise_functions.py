@@ -224,3 +224,25 @@ def feasible_region(data: pd.DataFrame):
     )
     ax.legend(loc="upper left", fontsize=7)
     return figure
+
+
+def gnmax_variance(data: pd.DataFrame):
+    """F10: σ²(λ) of GNMax against the Rényi order λ, one panel per dataset, one curve per m; the
+    order λ* the calibration picks is marked. ``data``: the ``gnmax_variance_table`` columns."""
+    datasets = list(dict.fromkeys(data.dataset))
+    figure, axes = new_figure(1, len(datasets), width=4.2 * len(datasets), height=3.6, sharey=True)
+    for ax, dataset in zip(axes[0], datasets):
+        for m, curve in data[data.dataset == dataset].groupby("m"):
+            (line,) = ax.plot(
+                curve.order, curve.variance, lw=1.2, label=f"m = {m} (ε = {curve.epsilon_query.iloc[0]:.3g})"
+            )
+            chosen = curve[curve.chosen]
+            ax.plot(chosen.order, chosen.variance, "o", color=line.get_color(), ms=5)
+        ax.set_yscale("log")
+        ax.set_xlabel(r"Rényi order $\lambda$")
+        ax.set_title(dataset.replace("_", "-"))
+        ax.legend(fontsize=7)
+    axes[0][0].set_ylabel(r"$\sigma^2(\lambda) = \lambda / (\varepsilon - \ln(1/\delta)/(\lambda - 1))$")
+    delta = data.delta_query.iloc[0]
+    figure.suptitle(f"F10: GNMax variance against the RDP order (per query, δ = {delta:.3g}); dots: λ*", fontsize=9)
+    return figure

@@ -359,3 +359,26 @@ def read_cached(inputs, datasets) -> tuple[dict, dict, dict]:
             if f"teachers_{dataset}_{kind}" in inputs.keys():
                 per_teacher[(dataset, kind)] = pd.read_csv(inputs[f"teachers_{dataset}_{kind}"])
     return statuses, votes, per_teacher
+
+
+def gnmax_variance_table(privacy: pd.DataFrame, max_order: float) -> pd.DataFrame:
+    """F10: GNMax's σ²(λ) for each (dataset, m) of the privacy table, at its per-query budget
+    ``(ε, δ)``; ``chosen`` marks the λ* the table's σ was calibrated at."""
+    frames = []
+    budgets = privacy.drop_duplicates(["dataset", "m"])[["dataset", "m", "epsilon_query", "delta_query", "gnmax_order"]]
+    for row in budgets.itertuples(index=False):
+        orders, variance = rdp.gnmax_variance_curve(row.epsilon_query, row.delta_query, max_order)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "dataset": row.dataset,
+                    "m": row.m,
+                    "epsilon_query": row.epsilon_query,
+                    "delta_query": row.delta_query,
+                    "order": orders,
+                    "variance": variance,
+                    "chosen": np.isclose(orders, row.gnmax_order, rtol=0, atol=1e-9),
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
