@@ -727,3 +727,11 @@ def test_an_absent_library_makes_its_cross_check_rows_missing_not_empty(monkeypa
     )
     library_rows = moments[moments.sampler == "diffprivlib"]
     assert len(library_rows) and library_rows.estimate.isna().all() and library_rows.data_status.ne("").all()
+
+
+def test_the_bound_curves_bend_exactly_where_floor_n_changes():
+    kinks = tl.bound_kinks(delta=0.1, n_fine=20_001)
+    assert set(kinks.floor_n_before) == {2, 3, 4} and (kinks.unexplained_kinks == 0).all()
+    assert (kinks.relative_distance <= kinks.relative_grid_step).all()
+    n = [float(add.calibrate_truncated_laplace(e, 0.1).n) for e in kinks.crossing_epsilon]
+    np.testing.assert_allclose(n, kinks.floor_n_before, rtol=1e-10)

@@ -108,6 +108,17 @@ rule tl_bound_gap:
     script: "../scripts/truncated_laplace/bound_gap.py"
 
 
+rule tl_bound_kinks:
+    message: "TL: where the reconstructed-bound curves bend, against the ε where ⌊n⌋ changes"
+    input: code=TL_CODE
+    output: **published(TL, "bound_kinks", TABLE, "tl_bound_kinks.rst")
+    params: settings=settings(f"{TL}/bound_kinks")
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{TL}/bound_kinks.log"
+    benchmark: f"{BENCHMARKS}/{TL}/bound_kinks.tsv"
+    script: "../scripts/truncated_laplace/bound_kinks.py"
+
+
 rule tl_lp_optimum:
     message: "TL: E2, the optimal noise cost bracketed by the all-shifts binned LP"
     input: code=TL_CODE
@@ -187,6 +198,6 @@ rule tl_library_cross_check:
 
 for _rule in (rules.tl_density, rules.tl_amplitude_ratio, rules.tl_power_ratio, rules.tl_amplitude_ratio_heatmap,
               rules.tl_power_ratio_heatmap, rules.tl_ratio_table, rules.tl_ratio_facts, rules.tl_canonical_values,
-              rules.tl_bound_gap, rules.tl_lp_optimum, rules.tl_monte_carlo, rules.tl_privacy_audit,
+              rules.tl_bound_gap, rules.tl_bound_kinks, rules.tl_lp_optimum, rules.tl_monte_carlo, rules.tl_privacy_audit,
               rules.tl_privacy_profiles, rules.tl_baselines, rules.tl_small_epsilon_limit, rules.tl_library_cross_check):
     register(TL, _rule.output)

@@ -372,6 +372,81 @@ def canonical_values(points=CANONICAL_POINTS, sensitivity: float = 1.0) -> pd.Da
 # --------------------------------------------------------------------------- E1 bound gap
 
 
+def bound_kinks(delta: float = 0.1, log10_epsilon_range=(-3.0, 1.0), n_fine: int = 40_001) -> pd.DataFrame:
+    """Where the reconstructed-bound curves bend, and why: the lower bounds depend on ε through
+    ``m = ⌊n⌋``, ``n = (1/ε) ln(1 + (e^ε − 1)/(2δ))``, so they are not smooth where ``n`` crosses an
+    integer. The kinks are detected on a fine log grid as the outliers of the second difference
+    of ``log(V_low/V_up)`` and ``log(D_low/D_up)`` in ``log ε`` (above 100× its median), and each
+    is matched to the nearest crossing, found by root finding. Columns: ``delta, quantity,
+    floor_n_before, floor_n_after, crossing_epsilon, kink_epsilon, relative_distance,
+    relative_grid_step, unexplained_kinks`` (one row per crossing; ``kink_epsilon`` NaN if none was
+    detected there) and one row per kink that no crossing explains (``crossing_epsilon`` NaN);
+    ``unexplained_kinks`` counts the latter per quantity."""
+    log_lo, log_hi = log10_epsilon_range
+    eps = np.logspace(log_lo, log_hi, int(n_fine))
+    dlt = np.full_like(eps, delta)
+    n_of = lambda e: float(add.calibrate_truncated_laplace(e, delta).n)  # noqa: E731
+    n_values = np.array([n_of(e) for e in (eps[0], eps[-1])])
+    crossings = []
+    for k in range(int(np.floor(n_values.min())) + 1, int(np.floor(n_values.max())) + 1):
+        crossings.append((k, optimize.brentq(lambda e: n_of(e) - k, eps[0], eps[-1], xtol=1e-14, rtol=1e-14)))
+    step = (log_hi - log_lo) / (n_fine - 1) * np.log(10.0)
+    rows = []
+    for quantity, ratio in (
+        ("amplitude", bounds.amplitude_lower_bound(eps, dlt) / bounds.amplitude_upper_bound(eps, dlt)),
+        ("power", bounds.power_lower_bound(eps, dlt) / bounds.power_upper_bound(eps, dlt)),
+    ):
+        curvature = np.abs(np.diff(np.log(ratio), 2))
+        kinks = eps[1:-1][curvature > 100.0 * np.median(curvature)]
+        # one kink per cluster of adjacent flagged points
+        kinks = (
+            np.array(
+                [
+                    group.mean()
+                    for group in np.split(kinks, np.flatnonzero(np.diff(np.log(kinks)) > 3 * step) + 1)
+                    if group.size
+                ]
+            )
+            if kinks.size
+            else kinks
+        )
+        explained = set()
+        for k, crossing in crossings:
+            nearest = int(np.argmin(np.abs(np.log(kinks / crossing)))) if kinks.size else None
+            kink = float(kinks[nearest]) if nearest is not None else np.nan
+            if nearest is not None:
+                explained.add(nearest)
+            rows.append(
+                {
+                    "delta": delta,
+                    "quantity": quantity,
+                    "floor_n_before": k,
+                    "floor_n_after": k - 1,
+                    "crossing_epsilon": crossing,
+                    "kink_epsilon": kink,
+                    "relative_distance": abs(np.log(kink / crossing)),
+                    "relative_grid_step": step,
+                }
+            )
+        for index, kink in enumerate(kinks):
+            if index not in explained:
+                rows.append(
+                    {
+                        "delta": delta,
+                        "quantity": quantity,
+                        "floor_n_before": np.nan,
+                        "floor_n_after": np.nan,
+                        "crossing_epsilon": np.nan,
+                        "kink_epsilon": float(kink),
+                        "relative_distance": np.nan,
+                        "relative_grid_step": step,
+                    }
+                )
+    table = pd.DataFrame(rows)
+    table["unexplained_kinks"] = table.groupby("quantity")["crossing_epsilon"].transform(lambda c: int(c.isna().sum()))
+    return table
+
+
 def bound_gap(
     epsilons=None, deltas=FIGURE_DELTAS, log10_epsilon_range=(-3.0, 1.0), n_epsilon: int = 201
 ) -> pd.DataFrame:

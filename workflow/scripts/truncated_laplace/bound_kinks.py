@@ -1,0 +1,5 @@
+from dpreplication.replications import truncated_laplace as tl
+from dpreplication.workflow import publish, start
+
+start(snakemake)
+publish(snakemake, tl.bound_kinks(**snakemake.params.settings))
