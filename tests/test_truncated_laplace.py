@@ -735,3 +735,14 @@ def test_the_bound_curves_bend_exactly_where_floor_n_changes():
     assert (kinks.relative_distance <= kinks.relative_grid_step).all()
     n = [float(add.calibrate_truncated_laplace(e, 0.1).n) for e in kinks.crossing_epsilon]
     np.testing.assert_allclose(n, kinks.floor_n_before, rtol=1e-10)
+
+
+def test_high_precision_delta_agrees_with_the_float_evaluation_and_judges_sigma():
+    """50-digit δ(σ) equals the package's log-space hockey stick where floats suffice, and a σ 1 %
+    too small is caught as under-noising (negative control)."""
+    sigma = float(add.analytic_gaussian_sigma(1.0, 1e-6))
+    assert tl.gaussian_delta_high_precision(sigma, 1.0) == pytest.approx(1e-6, rel=1e-9)
+    assert tl.gaussian_delta_high_precision(0.99 * sigma, 1.0) > 1.05e-6
+    audit = tl.calibration_audit(np.random.default_rng(0), n_points=5)
+    ours = audit[audit.library == "dpreplication"]
+    assert (ours.relative_excess.abs() < 1e-9).all() and not ours.under_noises.any()

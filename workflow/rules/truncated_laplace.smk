@@ -196,8 +196,22 @@ rule tl_library_cross_check:
     script: "../scripts/truncated_laplace/library_cross_check.py"
 
 
+rule tl_calibration_audit:
+    message: "TL: E8b, the libraries' analytic-Gaussian σ judged by the exact δ(σ) at 50 digits"
+    input: code=TL_CODE
+    output:
+        **published(TL, "calibration_audit", TABLE),
+        **{f"summary_{kind}": path for kind, path in published(TL, "calibration_audit_summary", TABLE, "tl_calibration_audit.rst").items()},
+    params: settings=settings(f"{TL}/calibration_audit"), seed=SEED
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{TL}/calibration_audit.log"
+    benchmark: f"{BENCHMARKS}/{TL}/calibration_audit.tsv"
+    script: "../scripts/truncated_laplace/calibration_audit.py"
+
+
 for _rule in (rules.tl_density, rules.tl_amplitude_ratio, rules.tl_power_ratio, rules.tl_amplitude_ratio_heatmap,
               rules.tl_power_ratio_heatmap, rules.tl_ratio_table, rules.tl_ratio_facts, rules.tl_canonical_values,
               rules.tl_bound_gap, rules.tl_bound_kinks, rules.tl_lp_optimum, rules.tl_monte_carlo, rules.tl_privacy_audit,
-              rules.tl_privacy_profiles, rules.tl_baselines, rules.tl_small_epsilon_limit, rules.tl_library_cross_check):
+              rules.tl_privacy_profiles, rules.tl_baselines, rules.tl_small_epsilon_limit, rules.tl_library_cross_check,
+              rules.tl_calibration_audit):
     register(TL, _rule.output)
