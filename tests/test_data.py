@@ -169,3 +169,21 @@ def test_a_deleted_raw_file_is_fetched_again_before_what_reads_it(mirror, tmp_pa
     assert planned() == {"pf_utility_dataset"}
     (directory / "dpbench_1d" / HEPTH.name).unlink()
     assert planned() == {"pf_utility_dataset", "fetch_data_file"}
+
+
+def test_a_failing_job_writes_its_exception_into_its_log(tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "job.py"
+    script.write_text(
+        "from types import SimpleNamespace\n"
+        "from dpreplication.workflow import start\n"
+        f"job = SimpleNamespace(log=[{str(tmp_path / 'job.log')!r}], rule='toy', params={{}})\n"
+        "start(job)\n"
+        "raise RuntimeError('data file x is corrupt: expected SHA256 abc')\n"
+    )
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert result.returncode != 0 and "RuntimeError" in result.stderr
+    log = (tmp_path / "job.log").read_text()
+    assert "the job failed" in log and "data file x is corrupt: expected SHA256 abc" in log

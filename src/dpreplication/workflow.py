@@ -26,10 +26,23 @@ def start(snakemake) -> logging.Logger:
     )
     logging.captureWarnings(True)
     logger = logging.getLogger(snakemake.rule)
+    _log_uncaught_exceptions(logger)
     logger.info(
         "settings: %s", dict(snakemake.params.items()) if hasattr(snakemake.params, "items") else snakemake.params
     )
     return logger
+
+
+def _log_uncaught_exceptions(logger: logging.Logger) -> None:
+    """Write an exception that ends the job into the job's log too (Snakemake shows stderr, but the
+    log file is what remains), then let it end the job as usual."""
+    previous = sys.excepthook
+
+    def hook(kind, value, traceback):
+        logger.critical("the job failed", exc_info=(kind, value, traceback))
+        previous(kind, value, traceback)
+
+    sys.excepthook = hook
 
 
 def publish(snakemake, data: pd.DataFrame, figure=None, *, prefix: str = "") -> None:
