@@ -225,3 +225,23 @@ def test_comparison_tables_and_figures(linear_jobs, kmeans_jobs, classification,
     figure = curves.value_against_epsilon(fig5, "variance", "variance", titles, log_y=["Lifesci"], dashed=["NoPrivacy"])
     assert len(figure.axes) == 2 and figure.axes[0].get_yscale() == "log" and figure.axes[0].get_xscale() == "log"
     assert len(curves.value_against_epsilon(fig3, "error", "error", pcf.panel_titles(fig3, data)).axes) == 1
+
+
+def test_paper_r_ablation_pairs_with_the_main_jobs_and_runs_the_paper_r():
+    from dpreplication.data.tabular import TabularData
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (400, 3))
+    data = TabularData(name="toy", features=X, labels=(X[:, 0] > 0).astype(float), columns=("a", "b", "c"), source="t")
+    algorithm = {"m": 20, "c": 2e-3, "svm_C": 10.0}
+    privgene, privateerm = {"algorithm": algorithm, "folds": 3}, {"folds": 3}
+    frame = pc.paper_r_comparison_job(
+        data, "lr", 0, seed=1, epsilons=[0.5, 1.0], paper_training_rows=2000, privgene=privgene, privateerm=privateerm
+    )
+    main = pc.comparison_job(data, "lr", "PrivGene", 0, seed=1, epsilons=[0.5, 1.0], **privgene)
+    ours = frame[frame.method == "PrivGene"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(ours[main.columns], main, check_dtype=False)  # same streams, same numbers
+    ablation = frame[frame.method == pc.PAPER_R_METHOD]
+    assert sorted(set(zip(ablation.epsilon, ablation.r))) == [(0.5, 2), (1.0, 4)]  # round(2e-3 · 2000 · ε)
+    summary = pc.paper_r_summary(frame)
+    assert list(summary.r_paper) == [2, 4] and (summary.runs == 3).all()

@@ -262,6 +262,28 @@ def privgene_comparison_settings(wildcards):
                         wildcards.method)
 
 
+def privgene_paper_r_settings(wildcards):
+    """The paper's-r ablation job: the PrivGene and PrivateERM jobs' keys, the ε subset, the paper's rows."""
+    from dpreplication.replications.privgene_comparison import job_settings
+
+    section = settings("privgene/comparison")
+    methods = {
+        method.lower(): {key: value for key, value in job_settings(section, settings("privgene/algorithm"),
+                                                                   settings("privgene/protocol"), method).items()
+                         if key != "epsilons"}
+        for method in ("PrivGene", "PrivateERM")
+    }
+    return {**methods, "epsilons": section["paper_r"]["epsilons"],
+            "paper_training_rows": section["paper_r"]["paper_training_rows"][wildcards.pg_dataset]}
+
+
+def privgene_paper_r_jobs(ablation_job):
+    """The ablation jobs: every configured (US/BR dataset, task, repetition)."""
+    section = settings("privgene/comparison")
+    return expand(ablation_job, pg_dataset=section["paper_r"]["datasets"], task=["lr", "svm"],
+                  repetition=range(section["repetitions"]))
+
+
 def privgene_kmeans_settings(wildcards):
     """What one Fig. 5 job depends on: the ε grid and its own method's keys."""
     from dpreplication.replications.privgene_comparison import kmeans_job_settings

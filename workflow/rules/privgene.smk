@@ -259,3 +259,34 @@ rule privgene_comparison:
 
 
 register(PG, rules.privgene_comparison.output)
+
+rule privgene_paper_r_comparison_job:
+    """PrivGene at the paper's r for the small ε of the grid on the smaller US/BR copies (c
+    rescaled); the same streams as the main PrivGene job, so the pair differs only in r."""
+    message: "PrivGene: Figs 3–4 at the paper's r, {wildcards.pg_dataset} {wildcards.task} repetition {wildcards.repetition}"
+    wildcard_constraints: **PG_WILDCARDS
+    input:
+        data=privgene_data("{pg_dataset}"),
+        code=PGC_JOB_CODE,
+    output: f"{PG_WORK}/comparison_paper_r/{{pg_dataset}}/{{task}}/rep{{repetition}}.csv"
+    params: settings=privgene_paper_r_settings, seed=SEED
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/comparison_paper_r/{{pg_dataset}}/{{task}}/rep{{repetition}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/comparison_paper_r/{{pg_dataset}}/{{task}}/rep{{repetition}}.tsv"
+    script: "../scripts/privgene/paper_r_comparison_job.py"
+
+
+rule privgene_paper_r_comparison:
+    message: "PrivGene: is the small-ε gap to PrivateERM on US/BR the smaller r? (paired, paper's r)"
+    input:
+        jobs=privgene_paper_r_jobs(rules.privgene_paper_r_comparison_job.output[0]),
+        code=PGC_CODE,
+    output: **published(PG, "small_epsilon_paper_r", TABLE, "privgene_small_epsilon_paper_r.rst")
+    params: settings=settings(f"{PG}/comparison/paper_r")
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/small_epsilon_paper_r.log"
+    script: "../scripts/privgene/paper_r_comparison.py"
+
+
+register(PG, rules.privgene_paper_r_comparison.output)
+

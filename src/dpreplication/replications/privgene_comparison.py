@@ -30,8 +30,8 @@ from dpreplication import seeding
 from dpreplication.data import tabular
 from dpreplication.learning import functional_mechanism, models, objective_perturbation, output_perturbation
 from dpreplication.learning import sample_and_aggregate as gupt
-from dpreplication.learning.genetic import privgene
-from dpreplication.learning.protocol import cross_validate, repetition_folds
+from dpreplication.learning.genetic import iterations, privgene
+from dpreplication.learning.protocol import cross_validate, mean_confidence_interval, repetition_folds
 from dpreplication.replications.privgene import (
     PAPER,
     VARIANTS,
@@ -40,6 +40,7 @@ from dpreplication.replications.privgene import (
     make_fitness,
     privgene_method,
     task_labels,
+    training_size,
     with_key_columns,
 )
 
@@ -290,3 +291,69 @@ def kmeans_job(
     frame.insert(1, "n_train", len(points))
     frame.insert(2, "n_test", len(points))
     return with_key_columns(frame, dataset=data.name, task=kmeans_task(k), k=k, method=method, repetition=run)
+
+
+PAPER_R_METHOD = "PrivGene, paper's r"
+
+
+def paper_r_comparison_job(
+    data: tabular.TabularData,
+    task: str,
+    repetition: int,
+    *,
+    seed: int,
+    epsilons,
+    paper_training_rows: int,
+    privgene: dict,
+    privateerm: dict,
+) -> pd.DataFrame:
+    """Figs 3–4 ablation at small ε: PrivGene with the number of selections the paper's larger
+    dataset gives, ``r = max(1, round(c · n_paper · ε))``, ``c`` rescaled so that our training folds
+    give that r, beside PrivGene at our r and PrivateERM. Every (fold, ε) uses the stream of the
+    main jobs (:func:`job_streams`), so the first two rows reproduce the main jobs' values at these
+    ε and the pair differs only in r. ``privgene`` and ``privateerm``: the :func:`job_settings` of
+    those methods (without ``epsilons``). Columns: those of :func:`comparison_job` plus ``paper_r``;
+    the ablation's ``method`` is :data:`PAPER_R_METHOD`."""
+    frames = [
+        comparison_job(data, task, "PrivGene", repetition, seed=seed, epsilons=epsilons, **privgene),
+        comparison_job(data, task, "PrivateERM", repetition, seed=seed, epsilons=epsilons, **privateerm),
+    ]
+    n_train = training_size(len(data.features), privgene.get("folds", 5))
+    algorithm = privgene["algorithm"]
+    for epsilon in epsilons:
+        paper_r = iterations(algorithm["c"], paper_training_rows, epsilon, 1)
+        rescaled = {**privgene, "algorithm": {**algorithm, "c": paper_r / (n_train * epsilon)}}
+        frame = comparison_job(data, task, "PrivGene", repetition, seed=seed, epsilons=[epsilon], **rescaled)
+        if not (frame.r == paper_r).all():
+            raise ValueError(f"{data.name}: rescaled c gives r = {sorted(set(frame.r))}, not {paper_r}")
+        frames.append(frame.assign(method=PAPER_R_METHOD, paper_r=paper_r))
+    return pd.concat(frames, ignore_index=True)
+
+
+def paper_r_summary(jobs: pd.DataFrame) -> pd.DataFrame:
+    """Per (dataset, task, ε): PrivGene's error at our r and at the paper's r, PrivateERM's, and the
+    paired difference (paper's r − PrivateERM) with its 95 % CI, over the same folds and streams."""
+    keys = ["dataset", "task", "repetition", "fold", "epsilon"]
+    wide = jobs.pivot_table(index=keys, columns="method", values="error").reset_index()
+    r_ours = jobs[jobs.method == "PrivGene"].groupby(["dataset", "task", "epsilon"]).r.mean()
+    r_paper = jobs[jobs.method == PAPER_R_METHOD].groupby(["dataset", "task", "epsilon"]).paper_r.first()
+    rows = []
+    for (dataset, task, epsilon), group in wide.groupby(["dataset", "task", "epsilon"]):
+        difference = mean_confidence_interval(group[PAPER_R_METHOD] - group["PrivateERM"])
+        rows.append(
+            {
+                "dataset": dataset,
+                "task": task,
+                "epsilon": epsilon,
+                "runs": len(group),
+                "r_ours": float(r_ours[(dataset, task, epsilon)]),
+                "r_paper": int(r_paper[(dataset, task, epsilon)]),
+                "privgene_error": float(group["PrivGene"].mean()),
+                "privgene_paper_r_error": float(group[PAPER_R_METHOD].mean()),
+                "privateerm_error": float(group["PrivateERM"].mean()),
+                "paper_r_minus_privateerm": difference["mean"],
+                "paper_r_minus_privateerm_ci": difference["ci_high"] - difference["mean"],
+                "ours_minus_privateerm": float((group["PrivGene"] - group["PrivateERM"]).mean()),
+            }
+        )
+    return pd.DataFrame(rows)
