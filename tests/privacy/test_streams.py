@@ -144,3 +144,41 @@ def test_permute_and_flip_samples_each_algorithm_and_budget_from_its_own_stream(
     assert distinct(streams) and len(streams) == 4
     assert {keys[-2:] for _, keys in streams} == {(a, 200) for a in ("A1 RNM-Exp", "A2 P&F literal")}
     assert {keys[3] for _, keys in streams} == {1.0, 2.0}
+
+
+def test_permute_and_flip_convergence_draws_each_sample_size_and_null_from_its_own_stream(streams):
+    permute_and_flip.tv_convergence("Q5", 1.0, [100, 1000], 100, ["A1 RNM-Exp"], 20, [0.5, 0.95], root_seed=1)
+    assert distinct(streams)
+    assert {keys[-1] for _, keys in streams if "null" not in keys} == {100, 1000}
+    assert {keys[-1] for _, keys in streams if "null" in keys} == {100, 1000}
+
+
+def test_privgene_first_selection_draws_each_initial_set_from_its_own_stream(streams):
+    from dpreplication.replications import privgene_figures
+
+    algorithm = {"m": 20, "c": 1.25e-3, "svm_C": 10.0}
+    privgene_figures.first_selection_random_mass(toy_data(), "lr", [1e-3], seed=1, algorithm=algorithm, draws=3)
+    selections = [keys for _, keys in streams if "first selection" in keys]
+    assert len(selections) == 3 and distinct(selections) and {k[-1] for k in selections} == {0, 1, 2}
+
+
+def test_darrm_error_estimates_draw_each_prior_from_its_own_stream(streams):
+    import pandas as pd
+
+    from dpreplication.replications import darrm
+
+    shapes = pd.DataFrame(
+        {
+            "K": 3,
+            "m": 1,
+            "epsilon": 0.1,
+            "Delta": 0.0,
+            "delta": 0.0,
+            "series": "Sub",
+            "l": range(4),
+            "gamma": [1.0, 0.5, 0.5, 1.0],
+        }
+    )
+    priors = list(darrm.mj.PRIORS)[:2]
+    darrm.ensemble_errors(shapes, "F3", priors, n_draws=10, n_repeats=2, seed=1)
+    assert distinct(streams) and {keys[-1] for _, keys in streams} == set(priors)
