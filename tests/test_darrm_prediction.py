@@ -481,3 +481,26 @@ def test_f10_variance_curve_has_its_minimum_at_the_calibrated_order():
     assert all(
         rdp.gnmax_epsilon(float(np.sqrt(v)), 3e-4, float(o)) == pytest.approx(0.2676) for o, v in zip(orders, variance)
     )
+
+
+def test_teacher_diagnostics_count_votes_and_collapse():
+    votes = {
+        "toy": {
+            "private": {"votes": np.array([[8, 8, 8, 8], [5, 8, 5, 8]]), "labels": np.array([5, 8, 5, 8])},
+            "nonprivate": {"votes": np.array([[5, 8, 5, 8]]), "labels": np.array([5, 8, 5, 8])},
+        }
+    }
+    settings = {"classes": [5, 8], "datasets": {"toy": {}, "gone": {}}}
+    statuses = {"toy": {"available": True}, "gone": {"available": False, "missing": {"f": "not in the mirror"}}}
+    table = dp.teacher_diagnostics(votes, statuses, settings).set_index(["dataset", "kind", "teacher"])
+    collapsed = table.loc[("toy", "private", "0")]
+    assert collapsed.accuracy == 0.5 and collapsed.rate_positive_class == 1.0 and collapsed.collapsed
+    assert (collapsed.true_positive, collapsed.false_positive, collapsed.true_negative, collapsed.false_negative) == (
+        2,
+        2,
+        0,
+        0,
+    )
+    assert table.loc[("toy", "private", "1")].accuracy == 1.0 and not table.loc[("toy", "private", "1")].collapsed
+    assert table.loc[("toy", "private", "all")].collapsed_teachers == 1
+    assert table.loc[("gone", "private", "all")].data_status.startswith("needs download")

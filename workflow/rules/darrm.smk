@@ -227,6 +227,19 @@ rule darrm_prediction_teachers_table:
     script: "../scripts/darrm/prediction_teachers_table.py"
 
 
+rule darrm_prediction_teacher_diagnostics:
+    message: "DaRRM: every teacher's accuracy, class rates and confusion counts (collapse to one class?)"
+    input:
+        unpack(darrm_prediction_inputs("votes")),
+        code=DR_PREDICTION_CODE,
+    output: **published(DR, "prediction_teacher_diagnostics", TABLE, "darrm_prediction_teacher_diagnostics.rst")
+    params: settings=darrm_prediction_settings()
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{DR}/prediction_teacher_diagnostics.log"
+    benchmark: f"{BENCHMARKS}/{DR}/prediction_teacher_diagnostics.tsv"
+    script: "../scripts/darrm/prediction_teacher_diagnostics.py"
+
+
 rule darrm_prediction_accuracy:
     message: "DaRRM: accuracy of Q private query labels, GNMax vs DaRRM_Sub vs DaRRM_opt (MNIST, Fashion-MNIST)"
     input:
@@ -241,5 +254,5 @@ rule darrm_prediction_accuracy:
 
 
 for _rule in (rules.darrm_prediction_privacy, rules.darrm_f10_gnmax_variance, rules.darrm_prediction_teachers_table,
-              rules.darrm_prediction_accuracy):
+              rules.darrm_prediction_teacher_diagnostics, rules.darrm_prediction_accuracy):
     register(DR, _rule.output)

@@ -382,3 +382,64 @@ def gnmax_variance_table(privacy: pd.DataFrame, max_order: float) -> pd.DataFram
             )
         )
     return pd.concat(frames, ignore_index=True)
+
+
+COLLAPSE_RATE = 0.9
+"""A teacher whose votes go to one class on more than this share of the test pool has collapsed."""
+
+
+def teacher_diagnostics(votes: dict, statuses: dict, settings: dict) -> pd.DataFrame:
+    """One row per (dataset, kind, teacher) on the test pool: accuracy, the share of votes for each
+    of the two classes, the confusion counts (positive = the second class) and whether the teacher
+    has collapsed to one class (:data:`COLLAPSE_RATE`); plus one summary row per (dataset, kind),
+    ``teacher = "all"``, with the mean accuracy and the number collapsed. Unavailable datasets give
+    NaN rows that say why."""
+    negative, positive = settings["classes"]
+    rows = []
+    for dataset in settings["datasets"]:
+        for kind in KINDS:
+            cached = votes.get(dataset, {}).get(kind)
+            if cached is None:
+                rows.append(
+                    {
+                        "dataset": dataset,
+                        "kind": kind,
+                        "teacher": "all",
+                        DATA_STATUS_COLUMN: needs_download(dataset, statuses[dataset]),
+                    }
+                )
+                continue
+            truth = cached["labels"]
+            per_teacher = []
+            for teacher, vote in enumerate(cached["votes"]):
+                positive_rate = float(np.mean(vote == positive))
+                per_teacher.append(
+                    {
+                        "dataset": dataset,
+                        "kind": kind,
+                        "teacher": str(teacher),
+                        "accuracy": float(np.mean(vote == truth)),
+                        "rate_negative_class": float(np.mean(vote == negative)),
+                        "rate_positive_class": positive_rate,
+                        "true_positive": int(np.sum((vote == positive) & (truth == positive))),
+                        "false_positive": int(np.sum((vote == positive) & (truth == negative))),
+                        "true_negative": int(np.sum((vote == negative) & (truth == negative))),
+                        "false_negative": int(np.sum((vote == negative) & (truth == positive))),
+                        "collapsed": bool(max(positive_rate, 1.0 - positive_rate) > COLLAPSE_RATE),
+                        DATA_STATUS_COLUMN: "",
+                    }
+                )
+            frame = pd.DataFrame(per_teacher)
+            rows += per_teacher
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "kind": kind,
+                    "teacher": "all",
+                    "accuracy": float(frame.accuracy.mean()),
+                    "rate_positive_class": float(frame.rate_positive_class.mean()),
+                    "collapsed_teachers": int(frame.collapsed.sum()),
+                    DATA_STATUS_COLUMN: "",
+                }
+            )
+    return pd.DataFrame(rows)
