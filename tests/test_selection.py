@@ -249,7 +249,10 @@ def test_opendp_noisy_max_matches_pf_and_its_zcdp_variant_matches_em():
     assert em_meas.map(1.0) == pytest.approx(1 / 8)
     scores = [float(v) for v in Q5]
     # OpenDP samples from its own unseedable CSPRNG: the bound p > 1e-9 makes a false failure
-    # a 2e-9 event per run, and 20,000 draws keep the power: each sample rejects the other pmf.
+    # a 2e-9 event per run (χ²₄ approximation; every expected count is ≥ 838), and 20,000 draws
+    # keep the power: each sample rejects the other pmf, the non-centrality n·Σ(p − q)²/q being
+    # 364, so a false failure of either rejection has probability 6e-35 (ncx2(4, 364) below the
+    # 1e-9 critical value 47.9).
     n = 20_000
     pf_draws = counts([pf_meas(scores) for _ in range(n)], 5)
     em_draws = counts([em_meas(scores) for _ in range(n)], 5)

@@ -1,79 +1,190 @@
 """Random streams: every random step of a job draws from its own stream, named by all of its keys.
 
 A dropped key silently reuses one stream for several repetitions, folds, draws, teachers or
-queries, and narrows every confidence interval. These tests record the keys each call site hands
-``seeding.generator`` while the public job functions run, and check that (1) no two random steps
-of a run share a stream, (2) runs that differ in one key (repetition, dataset, ε, seed) share no
-stream, and (3) equal keys give equal draws.
+queries, and narrows every confidence interval. Each call site of ``seeding.generator`` in
+``src/`` and ``workflow/scripts/`` is described below by the public function that reaches it
+(tiny inputs), the names of the keys it passes, and how each key is made to vary: within one run
+(folds, ε, draws, teachers, algorithms) or by a second run that changes one argument. While the
+function runs, every stream it builds is recorded by its state (the first words of its
+``SeedSequence``), and :func:`check` asserts that
+
+1. one run builds exactly the expected number of distinct streams (a key dropped from a key that
+   varies within the run merges streams);
+2. a run that changes one key shares no stream with the first (except the streams that are
+   shared by design, e.g. the folds of one repetition across methods);
+3. the same arguments rebuild the same streams and give identical outputs.
+
+The negative controls drop each varying key in turn at the call site (the recording generator
+removes it before building the stream) and show that :func:`check` then fails: each check can
+kill the mutant "this call site forgot that key".
 """
 
 from __future__ import annotations
 
+import runpy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+
 import numpy as np
+import pandas as pd
 import pytest
 
 from dpreplication import seeding
 from dpreplication.data.tabular import TabularData
-from dpreplication.replications import darrm_prediction, darrm_teachers, permute_and_flip, privgene
+from dpreplication.learning import protocol
+from dpreplication.replications import (
+    darrm,
+    darrm_prediction,
+    darrm_teachers,
+    permute_and_flip,
+    privgene,
+    privgene_figures,
+)
 from dpreplication.replications import privgene_comparison as pc
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "workflow" / "scripts"
+ALGORITHM = {
+    "m": 20,
+    "c": 1.25e-3,
+    "svm_C": 10.0,
+    "initial_scale": 0.05,
+    "decay": 0.95,
+    "schedule": "multiplicative",
+    "mutate_bias": True,
+    "clip": True,
+    "constant_classifiers": 2,
+    "kmeans_mutation": "centre",
+    "kmeans_delta_factor": 2,
+    "distinct_parents": True,
+}
+
+
+# --------------------------------------------------------------------------- recording and checking
+
+
+class Recorder:
+    """Stands in for ``seeding.generator``: builds the same stream and records its keys and state.
+
+    ``drop = (owns, position)`` removes the key at ``position`` from the keys of the streams that
+    ``owns(keys)`` picks, as a call site that forgot that key would (the negative controls)."""
+
+    def __init__(self, original):
+        self.original = original
+        self.built: list[tuple[tuple, tuple]] = []
+        self.drop: tuple[Callable, int] | None = None
+
+    def __call__(self, root_seed, *keys):
+        named = keys  # as the call site passed them (the sites below are described by these)
+        if self.drop is not None and self.drop[0](keys):
+            keys = keys[: self.drop[1]] + keys[self.drop[1] + 1 :]
+        state = tuple(seeding.seed_sequence(root_seed, *keys).generate_state(4).tolist())
+        self.built.append((named, state))
+        return self.original(root_seed, *keys)
+
+    def run(self, function, **changes):
+        """``(output, [(keys as passed, state of the stream built), ...])`` of one call."""
+        start = len(self.built)
+        output = function(**changes)
+        return output, self.built[start:]
 
 
 @pytest.fixture
 def streams(monkeypatch):
-    """The (root seed, keys) of every stream built while the test runs."""
-    built = []
-    original = seeding.generator
-
-    def recording(root_seed, *keys):
-        built.append((root_seed, keys))
-        return original(root_seed, *keys)
-
-    monkeypatch.setattr(seeding, "generator", recording)
-    return built
+    recorder = Recorder(seeding.generator)
+    monkeypatch.setattr(seeding, "generator", recorder)
+    return recorder
 
 
-def toy_data(name: str = "toy") -> TabularData:
+@dataclass
+class Site:
+    """One call site: ``run(**changes)`` calls its public function; ``keys`` names the keys it passes
+    (after the root seed); ``owns(keys)`` picks its streams among those the run builds; ``distinct``
+    is the number of distinct streams of ``run()``; ``varied`` maps each varying key to the change
+    of arguments that varies it (``None``: it varies within one run); ``shared(key, keys)`` names
+    the streams a run changing ``key`` may share by design."""
+
+    run: Callable
+    keys: tuple[str, ...]
+    owns: Callable[[tuple], bool]
+    distinct: int
+    varied: dict[str, dict | None]
+    shared: Callable[[str, tuple], bool] = field(default=lambda key, keys: False)
+
+
+def assert_same(a, b) -> None:
+    """Equal outputs, whatever their type (frames, arrays, dicts, sequences, scalars)."""
+    if isinstance(a, pd.DataFrame):
+        pd.testing.assert_frame_equal(a, b)
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for key in a:
+            assert_same(a[key], b[key])
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            assert_same(x, y)
+    else:
+        np.testing.assert_array_equal(a, b)
+
+
+def check(site: Site, streams: Recorder) -> None:
+    """The three properties of the module docstring, for one call site."""
+    output, built = streams.run(site.run)
+    assert any(site.owns(keys) for keys, _ in built), "the call site built no stream"
+    states = {state for _, state in built}
+    assert len(states) == site.distinct, f"{len(states)} distinct streams in one run, expected {site.distinct}"
+    for key, change in site.varied.items():
+        if change is None:
+            continue
+        _, other = streams.run(site.run, **change)
+        allowed = {state for keys, state in built if site.shared(key, keys)}
+        reused = (states & {state for _, state in other}) - allowed
+        assert not reused, f"changing {key} ({change}) reuses {len(reused)} stream(s)"
+    again, rebuilt = streams.run(site.run)
+    assert rebuilt == built, "the same arguments built other streams"
+    assert_same(again, output)
+
+
+def with_defaults(function, **defaults):
+    """``run(**changes)``: ``function`` called with ``defaults`` updated by ``changes``."""
+    return lambda **changes: function(**{**defaults, **changes})
+
+
+def tagged(*prefix):
+    return lambda keys: keys[: len(prefix)] == prefix
+
+
+def toy_data(name: str = "toy", n: int = 240) -> TabularData:
     rng = np.random.default_rng(0)
-    X = rng.uniform(-1, 1, (240, 3))
+    X = rng.uniform(-1, 1, (n, 3))
     return TabularData(name=name, features=X, labels=(X[:, 0] > 0).astype(float), columns=("a", "b", "c"), source="t")
 
 
-def distinct(built: list) -> bool:
-    return len(set(built)) == len(built)
+def folds_shared(key, keys):
+    """The folds of one repetition are shared by every figure, task, method and parameter (paired)."""
+    return keys[1] == "folds" and key not in ("dataset", "repetition", "seed")
 
 
-def test_generator_keys_name_the_stream():
-    draw = lambda *keys: seeding.generator(7, *keys).random(4).tolist()  # noqa: E731
-    assert draw("a", 1) == draw("a", 1.0)  # YAML may give 1 or 1.0
-    assert len({tuple(draw(*keys)) for keys in [("a", 1), ("a", 2), ("b", 1), (1, "a"), ("a",), ("a", 1, 0)]}) == 6
-    assert seeding.generator(8, "a", 1).random() != seeding.generator(7, "a", 1).random()
+# --------------------------------------------------------------------------- the call sites
 
 
-def test_comparison_jobs_give_every_fold_and_epsilon_its_own_stream(streams):
-    data = toy_data()
+def folds_site(patch):
+    def run(seed=1, dataset="toy", repetition=0):
+        return protocol.repetition_folds(60, 3, seed, "privgene", dataset, repetition)
 
-    def run(repetition, **overrides):
-        start = len(streams)
-        keywords = {"seed": 1, "epsilons": [0.1, 0.5], "folds": 3, **overrides}
-        frame = pc.comparison_job(data, "lr", "PrivateERM", repetition, **keywords)
-        return frame, streams[start:]
-
-    first, built = run(0)
-    assert distinct(built)
-    releases = [keys for _, keys in built if keys[1] == "comparison"]
-    assert len(releases) == 3 * 2 and {k[-2:] for k in releases} == {(f, e) for f in range(3) for e in (0.1, 0.5)}
-    _, other_repetition = run(1)
-    _, other_seed = run(0, seed=2)
-    assert not set(built) & set(other_repetition) and not set(built) & set(other_seed)
-    again, _ = run(0)
-    assert again.equals(first)  # equal keys, equal draws
+    return Site(
+        run,
+        ("paper", "tag", "dataset", "repetition"),
+        tagged("privgene", "folds"),
+        1,
+        {"dataset": {"dataset": "other"}, "repetition": {"repetition": 1}, "seed": {"seed": 2}},
+    )
 
 
-def test_protocol_jobs_give_every_fold_its_own_stream(streams):
-    method = privgene.majority_method("lr", 0.5)
-
-    def run(data_name="toy", **keys):
-        start = len(streams)
+def privgene_job_site(patch):
+    def run(data="toy", **keys):
         arguments = {
             "seed": 1,
             "figure": "f",
@@ -84,101 +195,539 @@ def test_protocol_jobs_give_every_fold_its_own_stream(streams):
             "folds": 3,
             **keys,
         }
-        privgene.run_job(toy_data(data_name), method, **arguments)
-        return streams[start:]
+        return privgene.run_job(toy_data(data), privgene.majority_method("lr", 0.5), **arguments)
 
-    built = run()
-    assert distinct(built) and len(built) == 1 + 3  # the folds, then one stream per fold
-    for changed in ({"repetition": 1}, {"parameter": 1.0}, {"figure": "g"}, {"method_name": "M2"}, {"seed": 2}):
-        assert not set(built[1:]) & set(run(**changed)[1:]), changed
-    assert not set(built) & set(run(data_name="other"))
+    return Site(
+        run,
+        ("paper", "figure", "dataset", "task", "method", "parameter", "repetition", "fold"),
+        lambda keys: keys[0] == "privgene" and keys[1] in ("f", "g"),
+        1 + 3,  # the folds, then one stream per fold
+        {
+            "figure": {"figure": "g"},
+            "dataset": {"data": "other"},
+            "task": {"task": "svm"},
+            "method": {"method_name": "M2"},
+            "parameter": {"parameter": 1.0},
+            "repetition": {"repetition": 1},
+            "fold": None,
+            "seed": {"seed": 2},
+        },
+        folds_shared,
+    )
 
 
-def test_darrm_query_draws_and_aggregators_have_their_own_streams(streams):
+def comparison_site(patch):
+    run = with_defaults(
+        lambda data, **keys: pc.comparison_job(toy_data(data), **keys),
+        data="toy",
+        task="lr",
+        method="PrivateERM",
+        repetition=0,
+        seed=1,
+        epsilons=[0.1, 0.5],
+        folds=3,
+    )
+    return Site(
+        run,
+        ("paper", "figure", "dataset", "task", "method", "repetition", "fold", "epsilon"),
+        tagged("privgene", "comparison"),
+        1 + 3 * 2,  # the folds, then one stream per (fold, ε)
+        {
+            "dataset": {"data": "other"},
+            "task": {"task": "svm"},
+            "method": {"method": "FM"},
+            "repetition": {"repetition": 1},
+            "fold": None,
+            "epsilon": None,
+            "seed": {"seed": 2},
+        },
+        folds_shared,
+    )
+
+
+def kmeans_site(patch):
+    run = with_defaults(
+        lambda data, **keys: pc.kmeans_job(toy_data(data, 120), **keys),
+        data="toy",
+        k=2,
+        method="PrivGene",
+        run=0,
+        seed=1,
+        epsilons=[0.5, 1.0],
+        algorithm=ALGORITHM,
+    )
+    return Site(
+        run,
+        ("paper", "figure", "dataset", "task", "method", "repetition", "fold", "epsilon"),
+        tagged("privgene", "kmeans"),
+        2,  # one stream per ε
+        {
+            "dataset": {"data": "other"},
+            "task": {"k": 3},
+            "method": {"method": "GUPT", "restarts": 1, "max_iter": 5},
+            "repetition": {"run": 1},
+            "epsilon": None,
+            "seed": {"seed": 2},
+        },
+    )
+
+
+def darrm_votes():
     rng = np.random.default_rng(3)
     truth = rng.choice([5, 8], 60)
     private = np.where(rng.random((11, 60)) < 0.8, truth, 13 - truth)
     nonprivate = np.where(rng.random((11, 60)) < 0.9, truth, 13 - truth)
-    gamma = np.ones(12)
-
-    def run(**keys):
-        start = len(streams)
-        arguments = {
-            "m": 3,
-            "queries": 20,
-            "draws": 4,
-            "sigma": 5.0,
-            "gamma": gamma,
-            "seed": 1,
-            "dataset": "mnist",
-            **keys,
-        }
-        darrm_prediction.simulate_queries(private, nonprivate, truth, [5, 8], **arguments)
-        return streams[start:]
-
-    built = run()
-    assert distinct(built) and len(built) == 4 * (1 + 3)  # per draw: the query set, then one per aggregator
-    for changed in ({"dataset": "fashion_mnist"}, {"m": 1}, {"queries": 10}, {"seed": 2}):
-        fresh = set(run(**changed))
-        shared = set(built) & fresh
-        if "m" in changed:  # the query sets are shared across m by design (paired comparison)
-            assert all(keys[1] == "queries" for _, keys in shared) and len(shared) == 4
-        else:
-            assert not shared, changed
+    return private, nonprivate, truth
 
 
-def test_every_teacher_has_its_own_seed():
-    seeds = {
-        (dataset, kind, teacher): darrm_teachers.teacher_seed(1, dataset, kind, teacher)
-        for dataset in ("mnist", "fashion_mnist")
-        for kind in ("private", "nonprivate")
-        for teacher in range(11)
+def darrm_prediction_run():
+    private, nonprivate, truth = darrm_votes()
+    return with_defaults(
+        lambda **keys: darrm_prediction.simulate_queries(private, nonprivate, truth, [5, 8], **keys),
+        m=3,
+        queries=20,
+        draws=4,
+        sigma=5.0,
+        gamma=np.full(12, 0.5),
+        seed=1,
+        dataset="mnist",
+    )
+
+
+DARRM_PREDICTION_CHANGES = {"dataset": {"dataset": "fashion_mnist"}, "queries": {"queries": 10}, "seed": {"seed": 2}}
+
+
+def query_site(patch):
+    return Site(
+        darrm_prediction_run(),
+        ("paper", "tag", "dataset", "queries", "draw"),
+        tagged("darrm", "queries"),
+        4 * (1 + 3),  # per draw: the query set, then one per aggregator
+        {**DARRM_PREDICTION_CHANGES, "draw": None},
+    )  # a change of m is the aggregators' (below)
+
+
+def aggregator_site(patch):
+    return Site(
+        darrm_prediction_run(),
+        ("paper", "tag", "dataset", "m", "queries", "draw", "method"),
+        tagged("darrm", "aggregate"),
+        4 * (1 + 3),
+        {**DARRM_PREDICTION_CHANGES, "m": {"m": 1, "gamma": np.full(12, 0.3)}, "draw": None, "method": None},
+        lambda key, keys: key == "m" and keys[1] == "queries",
+    )  # the same queries at every m (paired)
+
+
+def teacher_site(patch):
+    """``teacher_votes`` with the training stubbed out: each teacher's "model" is the torch seed it
+    was given, and its votes are drawn from that seed, so the votes show which seed each got."""
+    from dpreplication.learning import teachers as learning
+
+    images = np.arange(40, dtype=float)[:, None]
+
+    def split(files, dataset, split, classes):
+        return images, np.tile([5, 8], 20), np.arange(40)
+
+    def train(x, y, kind, steps, settings, seed, device):
+        return seed, SimpleNamespace(steps=1, epochs=1, sample_rate=0.1, seconds=0.0), 0.0, 0.0
+
+    patch.setattr(darrm_teachers, "two_class_split", split)
+    patch.setattr(darrm_teachers, "_train_teacher", train)
+    patch.setattr(learning, "configure_torch", lambda threads: "cpu")
+    patch.setattr(learning, "predict", lambda model, x, device: np.random.default_rng(model).integers(10, size=len(x)))
+    settings = {
+        "classes": [5, 8],
+        "train_size": None,
+        "teachers": 3,
+        "shard_size": None,
+        "remainder": "last",
+        "batch_size": 4,
+        "private_steps": 1,
+        "datasets": {"mnist": {"epsilon_teacher": 1.0}, "fashion_mnist": {"epsilon_teacher": 1.0}},
     }
-    assert len(set(seeds.values())) == len(seeds)
-    assert darrm_teachers.teacher_seed(1, "mnist", "private", 3) == seeds[("mnist", "private", 3)]
-    assert darrm_teachers.teacher_seed(2, "mnist", "private", 3) != seeds[("mnist", "private", 3)]
+
+    def run(dataset="mnist", kind="private", seed=1):
+        arrays, table = darrm_teachers.teacher_votes({}, dataset, kind, settings, seed)
+        return arrays["votes"]
+
+    return Site(
+        run,
+        ("paper", "tag", "dataset", "kind", "teacher"),
+        tagged("darrm", "teachers"),
+        3,
+        {"dataset": {"dataset": "fashion_mnist"}, "kind": {"kind": "nonprivate"}, "teacher": None, "seed": {"seed": 2}},
+    )
 
 
-def test_permute_and_flip_samples_each_algorithm_and_budget_from_its_own_stream(streams):
-    permute_and_flip.pmf_bars("Q5", [1.0, 2.0], 200, ["A1 RNM-Exp", "A2 P&F literal"], 0.99, root_seed=1)
-    assert distinct(streams) and len(streams) == 4
-    assert {keys[-2:] for _, keys in streams} == {(a, 200) for a in ("A1 RNM-Exp", "A2 P&F literal")}
-    assert {keys[3] for _, keys in streams} == {1.0, 2.0}
+PF_SAMPLING_KEYS = ("paper", "figure", "vector", "epsilon", "algorithm", "n")
+PF_ALGORITHMS = ["A1 RNM-Exp", "A2 P&F literal"]
 
 
-def test_permute_and_flip_convergence_draws_each_sample_size_and_null_from_its_own_stream(streams):
-    permute_and_flip.tv_convergence("Q5", 1.0, [100, 1000], 100, ["A1 RNM-Exp"], 20, [0.5, 0.95], root_seed=1)
-    assert distinct(streams)
-    assert {keys[-1] for _, keys in streams if "null" not in keys} == {100, 1000}
-    assert {keys[-1] for _, keys in streams if "null" in keys} == {100, 1000}
+def pmf_bars_site(patch):
+    run = with_defaults(
+        permute_and_flip.pmf_bars,
+        vector="Q5",
+        epsilons=[1.0, 2.0],
+        n=200,
+        algorithms=PF_ALGORITHMS,
+        confidence=0.99,
+        root_seed=1,
+    )
+    return Site(
+        run,
+        PF_SAMPLING_KEYS,
+        tagged("permute_and_flip", "pmf_bars"),
+        2 * 2,
+        {"vector": {"vector": "QT"}, "epsilon": None, "algorithm": None, "n": {"n": 300}, "seed": {"root_seed": 2}},
+    )
 
 
-def test_privgene_first_selection_draws_each_initial_set_from_its_own_stream(streams):
-    from dpreplication.replications import privgene_figures
-
-    algorithm = {"m": 20, "c": 1.25e-3, "svm_C": 10.0}
-    privgene_figures.first_selection_random_mass(toy_data(), "lr", [1e-3], seed=1, algorithm=algorithm, draws=3)
-    selections = [keys for _, keys in streams if "first selection" in keys]
-    assert len(selections) == 3 and distinct(selections) and {k[-1] for k in selections} == {0, 1, 2}
-
-
-def test_darrm_error_estimates_draw_each_prior_from_its_own_stream(streams):
-    import pandas as pd
-
-    from dpreplication.replications import darrm
-
-    shapes = pd.DataFrame(
+def pp_plot_site(patch):
+    run = with_defaults(
+        permute_and_flip.pp_plot, vector="Q5", epsilon=1.0, n=200, algorithms=PF_ALGORITHMS, root_seed=1
+    )
+    return Site(
+        run,
+        PF_SAMPLING_KEYS,
+        tagged("permute_and_flip", "pp_plot"),
+        2,
         {
-            "K": 3,
-            "m": 1,
-            "epsilon": 0.1,
-            "Delta": 0.0,
-            "delta": 0.0,
-            "series": "Sub",
-            "l": range(4),
-            "gamma": [1.0, 0.5, 0.5, 1.0],
-        }
+            "vector": {"vector": "QT"},
+            "epsilon": {"epsilon": 2.0},
+            "algorithm": None,
+            "n": {"n": 300},
+            "seed": {"root_seed": 2},
+        },
+    )
+
+
+def lemma_chain_site(patch):
+    cases = [{"vector": "Q5", "epsilon": 1.0}, {"vector": "Q5", "epsilon": 2.0}, {"vector": "QT", "epsilon": 1.0}]
+    run = with_defaults(
+        permute_and_flip.lemma_chain, cases=cases, n=200, literal_n_large_k=100, large_k=50, root_seed=1
+    )
+    return Site(
+        run,
+        PF_SAMPLING_KEYS,
+        tagged("permute_and_flip", "lemma_chain"),
+        3 * len({a for pair in permute_and_flip.LEMMA_CHAIN for a in pair[:2]}),  # cases × algorithms
+        {"vector": None, "epsilon": None, "algorithm": None, "n": {"n": 300}, "seed": {"root_seed": 2}},
+    )
+
+
+def tv_convergence_run():
+    return with_defaults(
+        permute_and_flip.tv_convergence,
+        vector="Q5",
+        epsilon=1.0,
+        sample_sizes=[100, 200],
+        literal_max_n=100,
+        algorithms=PF_ALGORITHMS,
+        null_draws=20,
+        null_quantiles=[0.5, 0.95],
+        root_seed=1,
+    )
+
+
+def tv_convergence_site(patch):
+    # per n: the null band, A1, and A2 where n ≤ literal_max_n
+    return Site(
+        tv_convergence_run(),
+        ("paper", "figure", "algorithm", "n"),
+        lambda keys: keys[:2] == ("permute_and_flip", "tv_convergence") and keys[2] != "null",
+        2 + 2 + 1,
+        {"algorithm": None, "n": None, "seed": {"root_seed": 2}},
+    )
+
+
+def tv_null_site(patch):
+    return Site(
+        tv_convergence_run(),
+        ("paper", "figure", "null", "n"),
+        tagged("permute_and_flip", "tv_convergence", "null"),
+        2 + 2 + 1,
+        {"n": None, "seed": {"root_seed": 2}},
+    )
+
+
+def utility_site(patch):
+    """Both tasks get the same ε grid (its end, ε at error 1, is fixed here), so only the task key
+    separates their Monte Carlo streams."""
+    patch.setattr(permute_and_flip, "epsilon_for_error", lambda *args, **kwargs: 1.0)
+    run = with_defaults(
+        permute_and_flip.utility_curves,
+        histogram=np.array([3.0, 1, 0, 5, 2]),
+        dataset="toy",
+        tasks=["mode", "median"],
+        n_epsilons=5,
+        epsilon_min=0.01,
+        mc_epsilons=2,
+        mc_draws=100,
+        root_seed=1,
+    )
+    return Site(
+        run,
+        ("paper", "figure", "dataset", "task", "epsilon", "algorithm", "n"),
+        tagged("permute_and_flip", "utility"),
+        2 * 2,  # tasks × Monte Carlo ε
+        {
+            "dataset": {"dataset": "other"},
+            "task": None,
+            "epsilon": None,
+            "n": {"mc_draws": 200},
+            "seed": {"root_seed": 2},
+        },
+    )
+
+
+def lemma_internals_site(patch):
+    run = with_defaults(permute_and_flip.lemma_internals, vector="Q5", epsilon=1.0, n=200, root_seed=1)
+    return Site(
+        run,
+        ("paper", "figure", "vector", "epsilon", "n"),
+        tagged("permute_and_flip", "lemma_internals"),
+        1,
+        {"vector": {"vector": "QT"}, "epsilon": {"epsilon": 2.0}, "n": {"n": 300}, "seed": {"root_seed": 2}},
+    )
+
+
+def privacy_audit_site(patch):
+    run = with_defaults(permute_and_flip.privacy_audit, pairs=5, max_k=4, epsilon_range=(0.5, 2.0), root_seed=1)
+    return Site(run, ("paper", "figure"), tagged("permute_and_flip", "privacy_audit"), 1, {"seed": {"root_seed": 2}})
+
+
+def first_selection_site(patch):
+    def run(data="toy", task="lr", seed=1):
+        return privgene_figures.first_selection_random_mass(
+            toy_data(data), task, [1e-3], seed=seed, algorithm=ALGORITHM, draws=3
+        )
+
+    return Site(
+        run,
+        ("paper", "tag", "dataset", "task", "draw"),
+        tagged("privgene", "first selection"),
+        1 + 3,
+        {"dataset": {"data": "other"}, "task": {"task": "svm"}, "draw": None, "seed": {"seed": 2}},
+        folds_shared,
+    )
+
+
+def privgene_audit_site(patch):
+    """The exact EEM audits: one stream per (task, regime), shared by design by the selectors and
+    the negative control (Δ/4) of that cell, so they audit the same random neighbours."""
+    run = with_defaults(privgene_figures.verified_numbers, seed=1, algorithm=ALGORITHM, audit_random_tuples=3)
+    return Site(
+        run,
+        ("paper", "tag", "task", "regime"),
+        tagged("privgene", "audit"),
+        1 + 2 * 2,  # + the budget check
+        {"task": None, "regime": None, "seed": {"seed": 2}},
+    )
+
+
+def image_data_site(patch):
+    def run(seed=1):
+        return privgene.prepare_dataset("Image", [], seed, image_pixels=200).features
+
+    return Site(run, ("paper", "tag", "dataset"), tagged("privgene", "data"), 1, {"seed": {"seed": 2}})
+
+
+def ensemble_errors_site(patch):
+    shapes = pd.concat(
+        pd.DataFrame(
+            {
+                "K": K,
+                "m": 1,
+                "epsilon": 0.1,
+                "Delta": 0.0,
+                "delta": 0.0,
+                "series": "Sub",
+                "l": range(K + 1),
+                "gamma": darrm.mj.gamma_subsampling(K, 1),
+            }
+        )
+        for K in (3, 5)
     )
     priors = list(darrm.mj.PRIORS)[:2]
-    darrm.ensemble_errors(shapes, "F3", priors, n_draws=10, n_repeats=2, seed=1)
-    assert distinct(streams) and {keys[-1] for _, keys in streams} == set(priors)
+    run = with_defaults(
+        darrm.ensemble_errors, shapes=shapes, figure="F3", actual_priors=priors, n_draws=10, n_repeats=2, seed=1
+    )
+    return Site(
+        run,
+        ("paper", "figure", "K", "prior"),
+        lambda keys: keys[:2] in (("darrm", "F3"), ("darrm", "F4")),
+        2 * 2,
+        {"figure": {"figure": "F4"}, "K": None, "prior": None, "seed": {"seed": 2}},
+    )
+
+
+def darrm_monte_carlo_table_site(patch):
+    def run(setting="S", actual="T_U", seed=1):
+        return darrm._monte_carlo_table(setting, 11, [1, 3], 0.1, ["Sub"], 50, seed, {}, 0.0, actual=actual)
+
+    return Site(
+        run,
+        ("paper", "tag", "setting", "actual"),
+        lambda keys: keys[:2] == ("darrm", "verified") and keys[2] in ("S", "S2"),
+        1,
+        {"setting": {"setting": "S2"}, "actual": {"actual": "T_P"}, "seed": {"seed": 2}},
+    )
+
+
+def darrm_rr_site(patch):
+    return Site(
+        lambda seed=1: darrm._randomized_response_rows(seed),
+        ("paper", "tag", "setting", "m"),
+        tagged("darrm", "verified", "RR"),
+        3,
+        {"m": None, "seed": {"seed": 2}},
+    )
+
+
+def darrm_vertex_site(patch):
+    return Site(
+        lambda seed=1: darrm._vertex_reduction_rows(50, seed),
+        ("paper", "tag", "setting", "m", "Delta"),
+        tagged("darrm", "verified", "vertex"),
+        3 * 2,
+        {"m": None, "Delta": None, "seed": {"seed": 2}},
+    )
+
+
+def truncated_laplace_scripts_site(patch):
+    """The two random scripts of the truncated-Laplace rules, run as Snakemake runs them, with the
+    computation stubbed: each returns the first draws of the stream the script built."""
+    from dpreplication import workflow
+    from dpreplication.plotting import noise_distributions
+    from dpreplication.replications import truncated_laplace as tl
+
+    published = []
+    patch.setattr(workflow, "start", lambda snakemake: None)
+    patch.setattr(workflow, "publish", lambda snakemake, data, *args, **kwargs: published.append(data))
+    patch.setattr(noise_distributions, "monte_carlo_moments", lambda data: None)
+    patch.setattr(tl, "monte_carlo_moments", lambda rng, **settings: rng.random(3))
+    patch.setattr(tl, "calibration_audit", lambda rng, **settings: rng.random(3))
+    patch.setattr(tl, "calibration_audit_summary", lambda audit: audit)
+
+    def run(script="monte_carlo", seed=1):
+        snakemake = SimpleNamespace(params=SimpleNamespace(seed=seed, settings={}))
+        runpy.run_path(str(SCRIPTS / "truncated_laplace" / f"{script}.py"), init_globals={"snakemake": snakemake})
+        return published[-1]
+
+    return Site(
+        run,
+        ("paper", "figure"),
+        tagged("truncated_laplace"),
+        1,
+        {"figure": {"script": "calibration_audit"}, "seed": {"seed": 2}},
+    )
+
+
+SITES = {
+    "protocol folds": folds_site,
+    "PrivGene job": privgene_job_site,
+    "PrivGene comparison job": comparison_site,
+    "PrivGene k-means job": kmeans_site,
+    "PrivGene first selection": first_selection_site,
+    "PrivGene EEM audit": privgene_audit_site,
+    "PrivGene Image data": image_data_site,
+    "DaRRM query sets": query_site,
+    "DaRRM aggregators": aggregator_site,
+    "DaRRM teachers": teacher_site,
+    "DaRRM error estimates": ensemble_errors_site,
+    "DaRRM verified Monte Carlo": darrm_monte_carlo_table_site,
+    "DaRRM verified RR": darrm_rr_site,
+    "DaRRM verified vertex reduction": darrm_vertex_site,
+    "P&F pmf bars": pmf_bars_site,
+    "P&F pp plot": pp_plot_site,
+    "P&F lemma chain": lemma_chain_site,
+    "P&F TV convergence": tv_convergence_site,
+    "P&F TV null band": tv_null_site,
+    "P&F utility": utility_site,
+    "P&F lemma internals": lemma_internals_site,
+    "P&F privacy audit": privacy_audit_site,
+    "truncated Laplace scripts": truncated_laplace_scripts_site,
+}
+
+
+def build(name: str, monkeypatch) -> Site:
+    return SITES[name](monkeypatch)
+
+
+# --------------------------------------------------------------------------- the tests
+
+
+def test_generator_keys_name_the_stream():
+    """Keys, their order and their number name the stream; 1 and 1.0 are one key (YAML gives either)."""
+    draw = lambda *keys: seeding.generator(7, *keys).random(4).tolist()  # noqa: E731
+    assert draw("a", 1) == draw("a", 1.0)
+    assert len({tuple(draw(*keys)) for keys in [("a", 1), ("a", 2), ("b", 1), (1, "a"), ("a",), ("a", 1, 0)]}) == 6
+    assert seeding.generator(8, "a", 1).random() != seeding.generator(7, "a", 1).random()
+
+
+def test_every_call_site_is_covered():
+    """Every module that builds a stream appears in the table of call sites (a new call site must
+    be added to it)."""
+    roots = [Path(__file__).resolve().parents[2] / "src" / "dpreplication", SCRIPTS]
+    calling = {
+        path.stem
+        for root in roots
+        for path in root.rglob("*.py")
+        if path.name != "seeding.py"
+        and ("generator(" in (text := path.read_text()) or "seed_sequence(" in text)
+        and "seeding" in text
+    }
+    covered = {
+        "protocol",
+        "privgene",
+        "privgene_comparison",
+        "privgene_figures",
+        "darrm_prediction",
+        "darrm_teachers",
+        "darrm",
+        "permute_and_flip",
+        "monte_carlo",
+        "calibration_audit",
+    }
+    assert calling <= covered, f"call sites without a stream test: {sorted(calling - covered)}"
+
+
+@pytest.mark.parametrize("name", list(SITES))
+def test_each_call_site_gives_each_key_its_own_stream(name, streams, monkeypatch):
+    check(build(name, monkeypatch), streams)
+
+
+def varying_keys():
+    """``(site, key)`` for every key that varies at every call site (the seed is the root, not a key)."""
+    with pytest.MonkeyPatch.context() as patch:
+        sites = {name: build(name, patch) for name in SITES}
+    return [(name, key) for name, site in sites.items() for key in site.varied if key in site.keys]
+
+
+@pytest.mark.parametrize("name,key", varying_keys())
+def test_dropping_any_key_at_any_call_site_fails_the_check(name, key, streams, monkeypatch):
+    """Negative control: the call site forgets ``key``; :func:`check` must fail."""
+    site = build(name, monkeypatch)
+    streams.drop = (site.owns, site.keys.index(key))
+    with pytest.raises(AssertionError, match="reuses|distinct streams in one run"):
+        check(site, streams)
+
+
+@pytest.mark.parametrize("name", ["protocol folds", "DaRRM aggregators", "P&F pmf bars", "truncated Laplace scripts"])
+def test_unseeded_draws_fail_the_check(name, streams, monkeypatch):
+    """Negative control for property 3: generators drawing fresh OS entropy, whatever the keys,
+    give a rerun different outputs."""
+    streams.original = lambda root_seed, *keys: np.random.default_rng()
+    with pytest.raises(AssertionError, match="Arrays are not equal|DataFrame"):
+        check(build(name, monkeypatch), streams)
+
+
+def test_equal_keys_give_identical_draws_and_distinct_keys_distinct_draws():
+    """The draws themselves, not only the seeds: the folds of two repetitions are different
+    permutations, and the same repetition gives the same permutation."""
+    first = protocol.repetition_folds(60, 3, 1, "privgene", "toy", 0)
+    again = protocol.repetition_folds(60, 3, 1, "privgene", "toy", 0)
+    other = protocol.repetition_folds(60, 3, 1, "privgene", "toy", 1)
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(first, again))
+    assert not all(np.array_equal(a[1], b[1]) for a, b in zip(first, other))
+    assert sorted(np.concatenate([test for _, test in first]).tolist()) == list(range(60))
