@@ -80,22 +80,27 @@ def _ordered(scorecard: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def _claim_cells(claim: pd.Series, columns: list[str]) -> list:
+    """The cells of one claim's row, in ``columns`` order."""
+    cells = {
+        "paper": claim["paper"],
+        "id": f"`{claim['id']}`",
+        "kind": claim["kind"],
+        "status": claim["status"],
+        "claim": claim["claim"],
+        "criterion": _criterion(claim),
+        "reproduced": float(claim["reproduced"]),
+        "reason": claim["reason"] or "",
+        "evidence": ", ".join(f"`{e}`" for e in str(claim["evidence"]).split(";") if e),
+    }
+    return [cells[column] for column in columns]
+
+
 def paper_page(scorecard: pd.DataFrame, paper: str) -> str:
     """Every claim of one paper: fail, missing, deviation, then pass; reasons and evidence shown."""
+    columns = ["id", "kind", "status", "claim", "criterion", "reproduced", "reason", "evidence"]
     claims = _ordered(scorecard[scorecard["paper"] == paper])
-    rows = [
-        [
-            f"`{r['id']}`",
-            r["kind"],
-            r["status"],
-            r["claim"],
-            _criterion(r),
-            float(r["reproduced"]),
-            r["reason"] or "",
-            ", ".join(f"`{e}`" for e in str(r["evidence"]).split(";") if e),
-        ]
-        for _, r in claims.iterrows()
-    ]
+    rows = [_claim_cells(claim, columns) for _, claim in claims.iterrows()]
     return (
         f"# Scorecard: {paper}\n\n"
         "Each `reproduced` value is read by the workflow from the figure and table data; the "
@@ -104,27 +109,16 @@ def paper_page(scorecard: pd.DataFrame, paper: str) -> str:
         "computed. [All papers](../scorecard.md).\n\n"
         + summary_table(scorecard[scorecard["paper"] == paper], link="scorecard.md")
         + "\n\n"
-        + table(["id", "kind", "status", "claim", "criterion", "reproduced", "reason", "evidence"], rows)
+        + table(columns, rows)
         + "\n"
     )
 
 
 def summary_page(scorecard: pd.DataFrame) -> str:
     """The landing page: kind × status per paper, then every claim that is not a pass."""
+    columns = ["paper", "id", "kind", "status", "claim", "criterion", "reproduced", "reason"]
     open_claims = _ordered(scorecard[scorecard["status"] != "pass"])
-    rows = [
-        [
-            r["paper"],
-            f"`{r['id']}`",
-            r["kind"],
-            r["status"],
-            r["claim"],
-            _criterion(r),
-            float(r["reproduced"]),
-            r["reason"] or "",
-        ]
-        for _, r in open_claims.iterrows()
-    ]
+    rows = [_claim_cells(claim, columns) for _, claim in open_claims.iterrows()]
     return (
         "# Scorecard\n\n"
         "Every claim of the four papers, recomputed by the workflow and judged: `pass`, `fail` (does "
@@ -134,7 +128,7 @@ def summary_page(scorecard: pd.DataFrame) -> str:
         "One page per paper has every claim.\n\n"
         + summary_table(scorecard)
         + "\n\n## Claims that are not a pass\n\n"
-        + table(["paper", "id", "kind", "status", "claim", "criterion", "reproduced", "reason"], rows)
+        + table(columns, rows)
         + "\n"
     )
 
