@@ -218,10 +218,10 @@ def test_shards_are_the_authors_contiguous_split():
         darrm_teachers.teacher_shards(100, 11, shard_size=10)
 
 
-def test_dp_sgd_steps_are_seeded_and_counted():
+def test_dp_sgd_steps_are_seeded_and_counted(dp_sgd):
     """A few DP-SGD steps on random images: Opacus samples at rate 1/⌈n/B⌉, takes exactly the
     requested steps, and the same seed gives the same weights and votes."""
-    torch = pytest.importorskip("torch", reason="DP-SGD teachers need torch (extra 'learning')")
+    torch = dp_sgd
     from dpreplication.learning import teachers
 
     rng = np.random.default_rng(0)
@@ -239,10 +239,9 @@ def test_dp_sgd_steps_are_seeded_and_counted():
     assert record.steps == 3 and isinstance(model, teachers.TeacherCNN)
 
 
-def test_teacher_votes_on_a_toy_dataset(tmp_path, monkeypatch):
+def test_teacher_votes_on_a_toy_dataset(tmp_path, monkeypatch, dp_sgd):
     """The orchestration end to end on synthetic IDX files: shards, calibrated steps within the
     stated ε, votes for every two-class test image, and the config keys each kind depends on."""
-    pytest.importorskip("torch", reason="DP-SGD teachers need torch (extra 'learning')")
     rng = np.random.default_rng(1)
     files = {}
     for split, n in (("train", 120), ("test", 40)):

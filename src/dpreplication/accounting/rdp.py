@@ -111,6 +111,55 @@ def calibrate_steps(
     return low
 
 
+def calibrate_noise_multiplier(
+    target_epsilon: float,
+    delta: float,
+    sample_rate: float,
+    steps: int,
+    orders=DEFAULT_ORDERS,
+    relative_tolerance: float = 1e-10,
+) -> float:
+    """The smallest noise multiplier σ whose ``steps`` DP-SGD steps have ε ≤ ``target_epsilon`` at ``δ``.
+
+    ε decreases in σ, so a bracket found by doubling and Brent's method give the root of
+    ``ε(σ) = target``; the returned σ is then nudged up (by ``relative_tolerance``) until its ε
+    is at most the target, so the guarantee never exceeds the stated one."""
+    from scipy import optimize
+
+    def excess(sigma):
+        return dp_sgd_epsilon(sigma, sample_rate, steps, delta, orders) - target_epsilon
+
+    low, high = 0.25, 0.5
+    while excess(high) > 0:
+        low, high = high, 2.0 * high
+    sigma = optimize.brentq(excess, low, high, rtol=relative_tolerance)
+    while excess(sigma) > 0:
+        sigma *= 1.0 + relative_tolerance
+    return float(sigma)
+
+
+def opacus_noise_multiplier(
+    target_epsilon: float, delta: float, sample_rate: float, steps: int, accountant: str = "prv"
+) -> float:
+    """σ that Opacus' ``get_noise_multiplier`` (its default ε tolerance 0.01, as ``make_private_with_epsilon``
+    uses) picks for ``(target_epsilon, δ)`` after ``steps`` steps at rate ``q``: the authors' calibration [I]."""
+    import warnings
+
+    from opacus.accountants.utils import get_noise_multiplier
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(
+            get_noise_multiplier(
+                target_epsilon=target_epsilon,
+                target_delta=delta,
+                sample_rate=sample_rate,
+                steps=int(steps),
+                accountant=accountant,
+            )
+        )
+
+
 @dataclass(frozen=True)
 class GNMaxCalibration:
     """σ of GNMax for ``(ε, δ)`` by the data-independent RDP bound, and the order λ* it uses."""

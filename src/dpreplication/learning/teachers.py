@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -79,7 +79,9 @@ class TrainingRecord:
     """What a training run did. For DP-SGD, ``noise_multiplier``, ``max_grad_norm`` and
     ``sample_rate`` are read back from Opacus' optimiser and data loader after ``make_private``,
     and ``accountant_history`` is its accountant's ``(σ, q, steps)`` record: the accounting of the
-    reported ε must use exactly these."""
+    reported ε must use exactly these. ``poisson_rate`` is the inclusion probability of Opacus'
+    batch sampler, ``expected_batch_size`` the divisor of the noisy gradient sum, and
+    ``accountant`` Opacus' own accountant of the run (for audits)."""
 
     steps: int
     epochs: float
@@ -88,6 +90,13 @@ class TrainingRecord:
     noise_multiplier: float | None = None
     max_grad_norm: float | None = None
     accountant_history: tuple = ()
+    poisson_rate: float | None = None
+    expected_batch_size: int | None = None
+    accountant: object = field(default=None, compare=False, repr=False)
+
+
+OPTIMISERS = {"adam": torch.optim.Adam, "sgd": torch.optim.SGD}
+"""The optimisers a private teacher can take (Adam is the authors' [C]; plain SGD for the ablation)."""
 
 
 def _seed(seed: int, device: torch.device) -> torch.Generator:
@@ -106,13 +115,15 @@ def train_private(
     batch_size: int,
     seed: int,
     device: torch.device,
+    optimiser: str = "adam",
 ) -> tuple[nn.Module, TrainingRecord]:
-    """DP-SGD (Adam, cross-entropy) for exactly ``steps`` Poisson-sampled steps (module docstring)."""
+    """DP-SGD (``optimiser`` of :data:`OPTIMISERS` on the privatised gradient, cross-entropy) for
+    exactly ``steps`` Poisson-sampled steps (module docstring)."""
     from opacus import PrivacyEngine
 
     noise_generator = _seed(seed, device)
     model = TeacherCNN().to(device)
-    optimiser = torch.optim.Adam(model.parameters(), lr=learning_rate)
+    optimiser = OPTIMISERS[optimiser](model.parameters(), lr=learning_rate)
     loader = DataLoader(
         TensorDataset(as_tensor_images(images), torch.from_numpy(labels.astype(np.int64))), batch_size=batch_size
     )
@@ -148,6 +159,9 @@ def train_private(
         noise_multiplier=float(optimiser.noise_multiplier),
         max_grad_norm=float(optimiser.max_grad_norm),
         accountant_history=tuple(tuple(h) for h in engine.accountant.history),
+        poisson_rate=float(loader.batch_sampler.sample_rate),
+        expected_batch_size=int(optimiser.expected_batch_size),
+        accountant=engine.accountant,
     )
     return model._module, record
 

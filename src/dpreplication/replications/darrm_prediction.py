@@ -388,13 +388,30 @@ COLLAPSE_RATE = 0.9
 """A teacher whose votes go to one class on more than this share of the test pool has collapsed."""
 
 
+def vote_diagnostics(vote: np.ndarray, truth: np.ndarray, classes) -> dict:
+    """One teacher's votes ``vote`` on the pool with labels ``truth``: accuracy, the share of votes
+    for each class, the confusion counts (positive = ``classes[1]``) and ``collapsed``: more than
+    :data:`COLLAPSE_RATE` of the votes for class 1, or for anything else."""
+    negative, positive = classes
+    positive_rate = float(np.mean(vote == positive))
+    return {
+        "accuracy": float(np.mean(vote == truth)),
+        "rate_negative_class": float(np.mean(vote == negative)),
+        "rate_positive_class": positive_rate,
+        "true_positive": int(np.sum((vote == positive) & (truth == positive))),
+        "false_positive": int(np.sum((vote == positive) & (truth == negative))),
+        "true_negative": int(np.sum((vote == negative) & (truth == negative))),
+        "false_negative": int(np.sum((vote == negative) & (truth == positive))),
+        "collapsed": bool(max(positive_rate, 1.0 - positive_rate) > COLLAPSE_RATE),
+    }
+
+
 def teacher_diagnostics(votes: dict, statuses: dict, settings: dict) -> pd.DataFrame:
     """One row per (dataset, kind, teacher) on the test pool: accuracy, the share of votes for each
     of the two classes, the confusion counts (positive = the second class) and whether the teacher
     has collapsed to one class (:data:`COLLAPSE_RATE`); plus one summary row per (dataset, kind),
     ``teacher = "all"``, with the mean accuracy and the number collapsed. Unavailable datasets give
     NaN rows that say why."""
-    negative, positive = settings["classes"]
     rows = []
     for dataset in settings["datasets"]:
         for kind in KINDS:
@@ -409,26 +426,16 @@ def teacher_diagnostics(votes: dict, statuses: dict, settings: dict) -> pd.DataF
                     }
                 )
                 continue
-            truth = cached["labels"]
-            per_teacher = []
-            for teacher, vote in enumerate(cached["votes"]):
-                positive_rate = float(np.mean(vote == positive))
-                per_teacher.append(
-                    {
-                        "dataset": dataset,
-                        "kind": kind,
-                        "teacher": str(teacher),
-                        "accuracy": float(np.mean(vote == truth)),
-                        "rate_negative_class": float(np.mean(vote == negative)),
-                        "rate_positive_class": positive_rate,
-                        "true_positive": int(np.sum((vote == positive) & (truth == positive))),
-                        "false_positive": int(np.sum((vote == positive) & (truth == negative))),
-                        "true_negative": int(np.sum((vote == negative) & (truth == negative))),
-                        "false_negative": int(np.sum((vote == negative) & (truth == positive))),
-                        "collapsed": bool(max(positive_rate, 1.0 - positive_rate) > COLLAPSE_RATE),
-                        DATA_STATUS_COLUMN: "",
-                    }
-                )
+            per_teacher = [
+                {
+                    "dataset": dataset,
+                    "kind": kind,
+                    "teacher": str(teacher),
+                    **vote_diagnostics(vote, cached["labels"], settings["classes"]),
+                    DATA_STATUS_COLUMN: "",
+                }
+                for teacher, vote in enumerate(cached["votes"])
+            ]
             frame = pd.DataFrame(per_teacher)
             rows += per_teacher
             rows.append(

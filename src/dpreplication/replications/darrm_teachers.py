@@ -91,6 +91,17 @@ def teacher_seed(seed: int, dataset: str, kind: str, teacher: int) -> int:
     return int(seeding.generator(seed, PAPER, "teachers", dataset, kind, teacher).integers(2**62))
 
 
+def training_data(files: dict, dataset: str, settings: dict) -> tuple[tuple, tuple, list[tuple[int, int]]]:
+    """``((x_train, y_train), (x_test, y_test, test_index), shards)``: the two-class training images
+    (the first ``train_size`` if set), the test pool the teachers vote on, and the K shards."""
+    classes = list(settings["classes"])
+    x_train, y_train, _ = two_class_split(files, dataset, "train", classes)
+    if settings.get("train_size") is not None:
+        x_train, y_train = x_train[: settings["train_size"]], y_train[: settings["train_size"]]
+    shards = teacher_shards(len(y_train), settings["teachers"], settings.get("shard_size"), settings["remainder"])
+    return (x_train, y_train), two_class_split(files, dataset, "test", classes), shards
+
+
 def private_steps(settings: dict, epsilon_teacher: float, sample_rate: float) -> int:
     """DP-SGD steps: ``private_steps`` if set, else the most steps with ε ≤ ``epsilon_teacher``."""
     if settings.get("private_steps") is not None:
@@ -138,11 +149,7 @@ def teacher_votes(
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     classes = list(settings["classes"])
-    x_train, y_train, _ = two_class_split(files, dataset, "train", classes)
-    if settings.get("train_size") is not None:
-        x_train, y_train = x_train[: settings["train_size"]], y_train[: settings["train_size"]]
-    x_test, y_test, test_index = two_class_split(files, dataset, "test", classes)
-    shards = teacher_shards(len(y_train), settings["teachers"], settings.get("shard_size"), settings["remainder"])
+    (x_train, y_train), (x_test, y_test, test_index), shards = training_data(files, dataset, settings)
     device = learning.configure_torch(threads)
     batch = settings["batch_size"]
     epsilon_target = settings["datasets"][dataset]["epsilon_teacher"] if kind == "private" else np.nan

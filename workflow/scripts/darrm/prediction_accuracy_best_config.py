@@ -1,0 +1,27 @@
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from dpreplication.replications import darrm_teacher_ablation as ablation
+from dpreplication.workflow import publish, start
+
+start(snakemake)
+settings = snakemake.params.settings
+dataset = settings["ablation"]["dataset"]
+status = json.loads(Path(snakemake.input.status).read_text())
+files = cached = None
+votes = {}
+if status["available"]:
+    files = {Path(path).name: path for path in snakemake.input.idx}
+    with np.load(snakemake.input.votes_nonprivate) as arrays:
+        cached = {"nonprivate": dict(arrays)}
+    with np.load(snakemake.input.ablation_votes) as arrays:
+        votes = dict(arrays)
+table = pd.read_csv(snakemake.input.ablation)
+accuracy, trained = ablation.best_configuration_accuracy(
+    files, settings, table, votes, cached, {dataset: status}, snakemake.params.seed
+)
+pd.DataFrame(trained).to_csv(snakemake.output.teachers, index=False)
+publish(snakemake, accuracy)
