@@ -290,3 +290,133 @@ rule privgene_paper_r_comparison:
 
 register(PG, rules.privgene_paper_r_comparison.output)
 
+
+
+# ---------------------------------------------------------------- the open gaps measured (issue 12)
+PGA = f"{PG}/ablations"
+PGA_JOB_CODE = sorted(set(PGC_JOB_CODE) | set(code_inputs("learning/reachable.py", "replications/privgene_figures.py",
+                                                          "replications/privgene_ablations.py", plots=False)))
+PGA_CODE = sorted(set(PGA_JOB_CODE) | set(code_inputs("plotting/privgene_ablations.py")))
+
+
+rule privgene_reachable_set:
+    """The best non-private LR/SVM inside the (relaxed) set the mutation schedule reaches in r
+    selections, at ε = 1's r and the paper's r, beside NoPrivacy and PrivGene on the same folds."""
+    message: "PrivGene: how far can the mutation schedule move the weights? best reachable LR/SVM vs NoPrivacy"
+    input:
+        data=[privgene_data(name) for name in settings(f"{PGA}/reachable_set")["datasets"]],
+        tuned_C=[rules.privgene_svm_c.output[0].format(pg_dataset=name)
+                 for name in settings(f"{PGA}/reachable_set")["datasets"]],
+        code=PGA_CODE,
+    output: **published(PG, "reachable_set", ("png", "csv", "md", "json"), "privgene_reachable_set.rst")
+    params:
+        settings={**settings(f"{PGA}/reachable_set"), "algorithm": settings(f"{PG}/algorithm"),
+                  "folds": settings(f"{PG}/protocol")["folds"]},
+        seed=SEED,
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/reachable_set.log"
+    benchmark: f"{BENCHMARKS}/{PG}/reachable_set.tsv"
+    script: "../scripts/privgene/reachable_set.py"
+
+
+rule privgene_schedule_ablation_job:
+    message: "PrivGene: mutation schedules at one ε, {wildcards.pg_dataset} {wildcards.task} repetition {wildcards.repetition}"
+    wildcard_constraints: **PG_WILDCARDS
+    input:
+        unpack(lambda w: {"tuned_C": f"{PG_WORK}/reference/{w.pg_dataset}/svm_C.csv"} if w.task == "svm" else {}),
+        data=privgene_data("{pg_dataset}"),
+        code=PGA_JOB_CODE,
+    output: f"{PG_WORK}/schedule_ablation/{{pg_dataset}}/{{task}}/rep{{repetition}}.csv"
+    params:
+        settings={**{k: v for k, v in settings(f"{PGA}/schedules").items() if k in ("epsilon", "variants")},
+                  "algorithm": settings(f"{PG}/algorithm"), "folds": settings(f"{PG}/protocol")["folds"]},
+        seed=SEED,
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/schedule_ablation/{{pg_dataset}}/{{task}}/rep{{repetition}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/schedule_ablation/{{pg_dataset}}/{{task}}/rep{{repetition}}.tsv"
+    script: "../scripts/privgene/schedule_ablation_job.py"
+
+
+rule privgene_schedule_ablation:
+    message: "PrivGene: additive decay and larger first steps against the paper's schedule (paired, spec §9)"
+    input:
+        jobs=expand(rules.privgene_schedule_ablation_job.output[0], pg_dataset=settings(f"{PGA}/schedules")["datasets"],
+                    task=["lr", "svm"], repetition=range(settings(f"{PGA}/schedules")["repetitions"])),
+        code=PGA_CODE,
+    output: **published(PG, "schedule_ablation", ("png", "csv", "md", "json"), "privgene_schedule_ablation.rst")
+    params: settings=settings(f"{PGA}/schedules")
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/schedule_ablation.log"
+    benchmark: f"{BENCHMARKS}/{PG}/schedule_ablation.tsv"
+    script: "../scripts/privgene/schedule_ablation.py"
+
+
+rule privgene_choice_of_c_epsilon_job:
+    message: "PrivGene: Fig. 2 at other ε, {wildcards.pg_dataset} {wildcards.task} repetition {wildcards.repetition}"
+    wildcard_constraints: **PG_WILDCARDS
+    input:
+        data=privgene_data("{pg_dataset}"),
+        code=PGA_JOB_CODE,
+    output: f"{PG_WORK}/choice_of_c_epsilon/{{pg_dataset}}/{{task}}/rep{{repetition}}.csv"
+    params:
+        settings={"epsilons": settings(f"{PGA}/choice_of_c")["epsilons"], "c_grid": settings(f"{PG}/choice_of_c")["c_grid"],
+                  "algorithm": settings(f"{PG}/algorithm"), **settings(f"{PG}/protocol")},
+        seed=SEED,
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/choice_of_c_epsilon/{{pg_dataset}}/{{task}}/rep{{repetition}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/choice_of_c_epsilon/{{pg_dataset}}/{{task}}/rep{{repetition}}.tsv"
+    script: "../scripts/privgene/choice_of_c_epsilon_job.py"
+
+
+rule privgene_choice_of_c_epsilon:
+    message: "PrivGene: Fig. 2 at the small ε of the grid and averaged over them"
+    input:
+        jobs=expand(rules.privgene_choice_of_c_epsilon_job.output[0], pg_dataset=settings(f"{PG}/choice_of_c")["datasets"],
+                    task=settings(f"{PG}/choice_of_c")["tasks"],
+                    repetition=range(settings(f"{PGA}/choice_of_c")["repetitions"])),
+        code=PGA_CODE,
+    output: **published(PG, "fig2_by_epsilon", ("png", "csv", "md", "json"), "privgene_fig2_by_epsilon.rst")
+    params:
+        settings={**settings(f"{PGA}/choice_of_c"), "reference_c": settings(f"{PG}/choice_of_c")["reference_c"],
+                  "paper_c": settings(f"{PG}/algorithm")["c"]},
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/fig2_by_epsilon.log"
+    benchmark: f"{BENCHMARKS}/{PG}/fig2_by_epsilon.tsv"
+    script: "../scripts/privgene/choice_of_c_epsilon.py"
+
+
+rule privgene_gupt_variants_job:
+    """One Fig. 5 panel, all runs: the block fits are shared by the variants."""
+    message: "PrivGene: Fig. 5 GUPT variants at one ε, {wildcards.pg_dataset} k={wildcards.k}"
+    wildcard_constraints: **{**PG_WILDCARDS, "pg_dataset": "Lifesci|Image", "k": r"\d+"}
+    input:
+        data=privgene_data("{pg_dataset}"),
+        code=PGA_JOB_CODE,
+    output: f"{PG_WORK}/gupt_variants/{{pg_dataset}}/k{{k}}.csv"
+    params:
+        settings={**settings(f"{PGA}/gupt"), "algorithm": settings(f"{PG}/algorithm"),
+                  **{k: settings(f"{PG}/comparison")["kmeans"][k] for k in ("runs", "restarts", "max_iter")}},
+        seed=SEED,
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/gupt_variants/{{pg_dataset}}/k{{k}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/gupt_variants/{{pg_dataset}}/k{{k}}.tsv"
+    script: "../scripts/privgene/gupt_variants_job.py"
+
+
+rule privgene_gupt_variants:
+    message: "PrivGene: Fig. 5's 'about 100x' at ε = 0.1 under GUPT's ε split and output clamping"
+    input:
+        jobs=[path for dataset, ks in settings(f"{PG}/comparison")["kmeans"]["panels"].items()
+              for path in expand(rules.privgene_gupt_variants_job.output[0], pg_dataset=dataset, k=ks)],
+        code=PGA_CODE,
+    output: **published(PG, "fig5_gupt_variants", ("png", "csv", "md", "json"), "privgene_fig5_gupt_variants.rst")
+    params: settings=settings(f"{PGA}/gupt")
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/fig5_gupt_variants.log"
+    benchmark: f"{BENCHMARKS}/{PG}/fig5_gupt_variants.tsv"
+    script: "../scripts/privgene/gupt_variants.py"
+
+
+for _rule in (rules.privgene_reachable_set, rules.privgene_schedule_ablation, rules.privgene_choice_of_c_epsilon,
+              rules.privgene_gupt_variants):
+    register(PG, _rule.output)

@@ -1,0 +1,102 @@
+"""Figures of the PrivGene gap experiments (:mod:`dpreplication.replications.privgene_ablations`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from dpreplication.plotting.core import new_figure
+
+TASK_TITLES = {"lr": "LR", "svm": "SVM"}
+
+
+def _grouped_bars(ax, panel: pd.DataFrame, groups: list[str], series: dict[str, str], log: bool = False) -> None:
+    """Bars of ``panel[column]`` per group (x) and series (colour); ``series``: column → label."""
+    width = 0.8 / len(series)
+    x = np.arange(len(groups))
+    for i, (column, label) in enumerate(series.items()):
+        ax.bar(x + (i - (len(series) - 1) / 2) * width, panel[column].to_numpy(), width, label=label)
+    ax.set_xticks(x, groups)
+    if log:
+        ax.set_yscale("log")
+
+
+def reachable_set_bars(table: pd.DataFrame):
+    """Per task: NoPrivacy, the best model in the reachable set at the paper's r and at ours, and
+    PrivGene at the same ε, per dataset."""
+    figure, axes = new_figure(1, 2, width=9.0, height=3.4)
+    for ax, task in zip(axes[0], ("lr", "svm")):
+        rows = table[table.task == task]
+        wide = rows.pivot(index="dataset", columns="setting", values="error").reindex(list(dict.fromkeys(rows.dataset)))
+        levels = rows.groupby("dataset", sort=False)[["noprivacy_error", "privgene_error"]].first()
+        panel = wide.join(levels)
+        r = rows.pivot(index="dataset", columns="setting", values="r")
+        labels = [f"{d}\nr={r.loc[d, 'ours']:.0f} / {r.loc[d, 'paper']:.0f}" for d in panel.index]
+        _grouped_bars(
+            ax,
+            panel,
+            labels,
+            {
+                "noprivacy_error": "NoPrivacy",
+                "paper": "reachable, paper's r",
+                "ours": "reachable, our r",
+                "privgene_error": f"PrivGene, ε = {rows.epsilon.iloc[0]:g}",
+            },
+        )
+        ax.set_title(f"({'ab'[task == 'svm']}) {TASK_TITLES[task]}: best model the schedule can reach")
+        ax.set_ylabel("misclassification")
+    axes[0][0].legend(fontsize="small")
+    return figure
+
+
+def schedule_points(table: pd.DataFrame):
+    """One panel per (dataset, task): each schedule's mean error with its 95 % CI; NoPrivacy dashed."""
+    panels = list(dict.fromkeys(zip(table.dataset, table.task)))
+    figure, axes = new_figure(1, len(panels), width=2.6 * len(panels), height=3.2)
+    for ax, (dataset, task) in zip(axes[0], panels):
+        rows = table[(table.dataset == dataset) & (table.task == task)]
+        x = np.arange(len(rows))
+        ax.errorbar(
+            x, rows.error, yerr=[rows.error - rows.error_ci_low, rows.error_ci_high - rows.error], fmt="o", ms=4
+        )
+        ax.axhline(rows.noprivacy_error.iloc[0], color="0.4", ls="--", lw=1, label="NoPrivacy")
+        ax.set_xticks(x, [s.replace("_", " ") for s in rows.schedule], rotation=35, ha="right")
+        ax.set_title(f"{dataset}, {TASK_TITLES[task]}, ε = {rows.epsilon.iloc[0]:g}")
+    axes[0][0].set_ylabel("misclassification")
+    axes[0][0].legend(fontsize="small")
+    return figure
+
+
+def pooled_ratio_against_c(curves: pd.DataFrame, marked_c: float, reference_c: float):
+    """Fig. 2 per ε: the ratio pooled over the panels against c, one line per ε and the grid mean."""
+    figure, axes = new_figure(1, 1, width=4.6, height=3.4)
+    ax = axes[0][0]
+    pooled = curves.groupby(["epsilon", "c_x1e3"], as_index=False, sort=False).ratio.mean()
+    for label, rows in sorted(pooled.groupby("epsilon"), key=lambda item: float(item[0])):
+        rows = rows.sort_values("c_x1e3")
+        ax.plot(rows.c_x1e3, rows.ratio, marker="o", ms=3, label=f"ε = {label}")
+    grid = pooled.groupby("c_x1e3", as_index=False).ratio.mean()
+    ax.plot(grid.c_x1e3, grid.ratio, color="k", lw=2, label="grid mean")
+    ax.axvline(marked_c * 1e3, color="k", ls=":", lw=1)
+    ax.axhline(1.0, color="0.5", lw=0.8)
+    ax.set_xlabel("c (×10⁻³)")
+    ax.set_ylabel(f"error / error at c = {reference_c * 1e3:g}×10⁻³ (pooled)")
+    ax.set_title("Fig. 2 at each ε (Adult, Banking; LR, SVM)")
+    ax.legend(fontsize="small")
+    return figure
+
+
+def gupt_variant_bars(table: pd.DataFrame):
+    """log10(GUPT / PrivGene) per Fig. 5 panel and GUPT variant, with the paper's 2 ± 0.5 shaded."""
+    figure, axes = new_figure(1, 1, width=6.4, height=3.4)
+    ax = axes[0][0]
+    panels = list(dict.fromkeys(zip(table.dataset, table.task)))
+    wide = table.pivot_table(index=["dataset", "task"], columns="variant", values="log10_ratio", sort=False)
+    wide = wide.loc[panels, list(dict.fromkeys(table.variant))]
+    labels = [f"{d}\n{t.replace('kmeans_', '')}" for d, t in panels]
+    _grouped_bars(ax, wide, labels, {v: v.replace("_", " ") for v in wide.columns})
+    ax.axhspan(1.5, 2.5, color="0.85", zorder=0, label="paper: about 100× (2 ± 0.5)")
+    ax.set_ylabel(f"log10(GUPT / PrivGene variance), ε = {table.epsilon.iloc[0]:g}")
+    ax.set_ylim(0, 1.35 * float(np.nanmax(wide.to_numpy())))
+    ax.legend(fontsize="small", loc="upper center", ncols=3)
+    return figure

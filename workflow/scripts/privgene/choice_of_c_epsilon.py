@@ -1,0 +1,14 @@
+import pandas as pd
+
+from dpreplication.plotting import privgene_ablations as plots
+from dpreplication.replications import privgene_ablations
+from dpreplication.workflow import publish, start
+
+start(snakemake)
+settings = snakemake.params.settings
+curves, summary = privgene_ablations.choice_of_c_by_epsilon(
+    pd.concat(map(pd.read_csv, snakemake.input.jobs), ignore_index=True),
+    settings["reference_c"],
+    settings["paper_c"],
+)
+publish(snakemake, summary, plots.pooled_ratio_against_c(curves, settings["paper_c"], settings["reference_c"]))
