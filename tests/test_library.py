@@ -50,10 +50,18 @@ def test_version_and_typed_marker():
 def test_every_public_name_resolves(concept):
     package = importlib.import_module(f"dpreplication.{concept}")
     assert package.__all__ and len(set(package.__all__)) == len(package.__all__)
+    absent = {}
     for name in package.__all__:
-        assert getattr(package, name) is not None, name
+        try:
+            assert getattr(package, name) is not None, name
+        except ModuleNotFoundError as error:  # a name of the 'learning' extra (torch, Opacus) not installed
+            if error.name not in ("torch", "opacus"):
+                raise
+            absent[name] = error.name
     with pytest.raises(AttributeError, match="has no attribute"):
         package.not_a_public_name  # noqa: B018
+    if absent:
+        pytest.skip(f"{sorted(absent)} need {sorted(set(absent.values()))} (extra 'learning'); the rest resolve")
 
 
 def test_importing_a_concept_is_lazy():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import math
 import re
 from pathlib import Path
 
@@ -93,24 +94,117 @@ def _sections(config: dict, path: str = ""):
             yield from _sections(value, dotted)
 
 
-def cross_field_problems(config: dict) -> list[str]:
-    """Checks the schema cannot state, each naming its key: DaRRM's privacy allowances m ≤ K (an
-    ensemble of K mechanisms, or K teachers), and the truncated-Laplace LP solver against its
-    back end. An empty list means the configuration is consistent."""
+def _close_to_any(value: float, grid) -> bool:
+    return any(math.isclose(value, g, rel_tol=1e-9, abs_tol=1e-15) for g in grid)
+
+
+def _darrm_problems(config: dict) -> list[str]:
+    """DaRRM: every privacy allowance m ≤ K (an ensemble of K mechanisms, or K teachers); the
+    private-prediction shards fit; the teacher ablation within the ensemble and its budgets defined."""
     problems = []
-    for path, section in _sections(config):
-        ensemble = section.get("K", section.get("teachers")) if path.startswith("darrm") else None
+    for path, section in _sections(config.get("darrm", {}), "darrm"):
+        ensemble = section.get("K", section.get("teachers"))
         if ensemble is not None and "ms" in section:
             too_large = [m for m in section["ms"] if not 1 <= m <= ensemble]
             if too_large:
                 problems.append(f"config key '{path}.ms': {too_large} not in [1, K] with K = {ensemble}")
-        if path == "truncated_laplace.lp_optimum" and section.get("backend", "scipy") == "scipy":
-            if section.get("solver", "highs") not in SCIPY_LP_METHODS:
+    prediction = config.get("darrm", {}).get("private_prediction", {})
+    K = prediction.get("teachers")
+    classes = prediction.get("classes", [])
+    if len(set(classes)) != len(classes):
+        problems.append(f"config key 'darrm.private_prediction.classes': {classes} must be two different classes")
+    shard, train = prediction.get("shard_size"), prediction.get("train_size")
+    if shard is not None and train is not None and K is not None and shard * K > train:
+        problems.append(
+            f"config key 'darrm.private_prediction.shard_size': {K} teachers × {shard} images exceed "
+            f"train_size = {train}"
+        )
+    ablation = config.get("darrm", {}).get("teacher_ablation")
+    if ablation and K is not None:
+        for key in ("teachers", "m"):
+            if key in ablation and not 1 <= ablation[key] <= K:
                 problems.append(
-                    f"config key '{path}.solver': {section.get('solver')!r} is not a scipy linprog method "
-                    f"{list(SCIPY_LP_METHODS)} (or set backend: cvxpy)"
+                    f"config key 'darrm.teacher_ablation.{key}': {ablation[key]} not in [1, K] with "
+                    f"K = darrm.private_prediction.teachers = {K}"
+                )
+        datasets = prediction.get("datasets", {})
+        if "dataset" in ablation and datasets and ablation["dataset"] not in datasets:
+            problems.append(
+                f"config key 'darrm.teacher_ablation.dataset': {ablation['dataset']!r} is not one of "
+                f"darrm.private_prediction.datasets {sorted(datasets)}"
+            )
+        budgets = ["stated", *ablation.get("budgets", {})]
+        names = [c["name"] for c in ablation.get("configs", [])]
+        if len(set(names)) != len(names):
+            problems.append(f"config key 'darrm.teacher_ablation.configs': names {names} are not unique")
+        for index, entry in enumerate(ablation.get("configs", [])):
+            if entry["budget"] not in budgets:
+                problems.append(
+                    f"config key 'darrm.teacher_ablation.configs[{index}].budget': {entry['budget']!r} is not "
+                    f"one of {budgets} (stated, or a key of darrm.teacher_ablation.budgets)"
+                )
+            elif entry["epochs"] is None and entry["budget"] != "stated":
+                problems.append(
+                    f"config key 'darrm.teacher_ablation.configs[{index}].epochs': null (the pipeline's protocol) "
+                    f"needs budget 'stated', not {entry['budget']!r}"
                 )
     return problems
+
+
+def _privgene_problems(config: dict) -> list[str]:
+    """PrivGene: the reference c on the c grid, the paper-r budgets on the ε grid, fold numbers
+    below the fold count, and the EEM/EM pair in the selection variants."""
+    privgene, problems = config.get("privgene", {}), []
+    choice = privgene.get("choice_of_c", {})
+    if "reference_c" in choice and not _close_to_any(choice["reference_c"], choice.get("c_grid", [])):
+        problems.append(
+            f"config key 'privgene.choice_of_c.reference_c': {choice['reference_c']} is not in "
+            f"privgene.choice_of_c.c_grid {choice.get('c_grid')} (its error is the denominator of Fig. 2)"
+        )
+    comparison = privgene.get("comparison", {})
+    off_grid = [
+        e for e in comparison.get("paper_r", {}).get("epsilons", []) if not _close_to_any(e, comparison["epsilons"])
+    ]
+    if off_grid:
+        problems.append(
+            f"config key 'privgene.comparison.paper_r.epsilons': {off_grid} not in privgene.comparison.epsilons "
+            f"{comparison['epsilons']} (the ablation pairs with the main jobs)"
+        )
+    protocol = privgene.get("protocol", {})
+    outside = [f for f in protocol.get("use_folds") or [] if not 0 <= f < protocol.get("folds", 5)]
+    if outside:
+        problems.append(
+            f"config key 'privgene.protocol.use_folds': {outside} not in [0, folds) with folds = {protocol.get('folds', 5)}"
+        )
+    eem_vs_em = privgene.get("eem_vs_em", {})
+    for key, may_be_empty in (("variants", False), ("paper_iteration_variants", True)):
+        chosen = eem_vs_em.get(key)
+        if chosen is not None and not {"EEM", "EM"} <= set(chosen) and not (may_be_empty and not chosen):
+            problems.append(f"config key 'privgene.eem_vs_em.{key}': {chosen} must hold both EEM and EM")
+    return problems
+
+
+def _truncated_laplace_problems(config: dict) -> list[str]:
+    """Truncated Laplace: the LP solver is one its back end has."""
+    section = config.get("truncated_laplace", {}).get("lp_optimum", {})
+    backend, solver = section.get("backend", "scipy"), section.get("solver", "highs")
+    path = "truncated_laplace.lp_optimum.solver"
+    if backend == "scipy" and solver not in SCIPY_LP_METHODS:
+        return [
+            f"config key '{path}': {solver!r} is not a scipy linprog method {list(SCIPY_LP_METHODS)} (or set backend: cvxpy)"
+        ]
+    if backend == "cvxpy":
+        import cvxpy
+
+        if str(solver).upper() not in cvxpy.installed_solvers():
+            return [f"config key '{path}': {solver!r} is not an installed cvxpy solver {cvxpy.installed_solvers()}"]
+    return []
+
+
+def cross_field_problems(config: dict) -> list[str]:
+    """Checks the schema cannot state, each naming its key (see the helpers above); run after
+    validation, before any job. An empty list means the configuration is consistent."""
+    return [*_darrm_problems(config), *_privgene_problems(config), *_truncated_laplace_problems(config)]
 
 
 def check_package_location(package_file: str | Path, checkout: str | Path) -> str:
@@ -123,3 +217,51 @@ def check_package_location(package_file: str | Path, checkout: str | Path) -> st
         f"the workflow imports dpreplication from {imported}, not this checkout's {expected}: "
         "install the checkout with `pip install -e .` (make replicate does) or fix PYTHONPATH"
     )
+
+
+def requested_profile(argv: list[str], environ) -> str | None:
+    """The ``--profile`` of a Snakemake command line (the last one wins, as in argparse), else
+    ``$SNAKEMAKE_PROFILE``, else None."""
+    chosen = None
+    for index, argument in enumerate(argv):
+        if argument == "--profile" and index + 1 < len(argv):
+            chosen = argv[index + 1]
+        elif argument.startswith("--profile="):
+            chosen = argument.split("=", 1)[1]
+    return chosen or environ.get("SNAKEMAKE_PROFILE") or None
+
+
+def profile_selection_problem(argv: list[str], environ, profile: str) -> str:
+    """``""`` unless ``--profile DIR`` names a profile whose ``DIR/profile-key.yaml`` selects another
+    config profile than this run's: a ``--configfile`` on the command line replaces the profile's
+    ``configfiles`` (so its key silently drops out), and ``--config profile=…`` overrides it."""
+    chosen = requested_profile(argv, environ)
+    key_file = Path(chosen) / "profile-key.yaml" if chosen else None
+    if key_file is None or not key_file.is_file():
+        return ""
+    selected = load_yaml(key_file).get("profile")
+    if selected in (None, profile):
+        return ""
+    return (
+        f"--profile {chosen} selects config profile {selected!r} ({key_file}), but this run's configuration "
+        f"has profile {profile!r}: a --configfile on the command line replaces the profile's configfiles, and "
+        f"--config profile=... overrides it. Pass the key file too (--configfile {key_file} YOUR.yaml) or "
+        f"add --config profile={selected}"
+    )
+
+
+def library_versions(*distributions: str) -> dict[str, str]:
+    """``{distribution: installed version, or "missing"}``. A rule whose table depends on optional
+    libraries takes this as a param, so installing, removing or upgrading one reruns it
+    (rerun trigger ``params``) instead of leaving a table whose rows say "missing" behind. Read in
+    the Snakemake process: with ``--software-deployment-method conda`` it describes that process's
+    environment, not the job's."""
+    from importlib import metadata
+
+    versions = {}
+    for name in distributions:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "missing"
+    return versions

@@ -1,6 +1,7 @@
 """Configuration (base + profile overlay, validated), output locations, code-as-input."""
 
 import os
+import sys
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
@@ -10,8 +11,10 @@ import dpreplication
 from dpreplication.workflow_config import (
     check_package_location,
     cross_field_problems,
+    library_versions,
     load_yaml,
     merge_config,
+    profile_selection_problem,
     typed_overrides,
     variant_name,
 )
@@ -19,6 +22,11 @@ from dpreplication.workflow_config import (
 min_version("9.0")
 
 configfile: "config/config.yaml"
+
+# `--profile profiles/quick` selects its config profile through a key file among the profile's
+# configfiles; a --configfile on the command line replaces them: stop rather than run another profile.
+if _problem := profile_selection_problem(sys.argv, os.environ, config.get("profile")):
+    raise WorkflowError(_problem)
 
 _PROFILES = sorted(p.stem for p in Path("config/profiles").glob("*.yaml"))
 if config.get("profile") not in _PROFILES:

@@ -6,6 +6,9 @@ TL = "truncated_laplace"
 TL_CODE = code_inputs("mechanisms/additive.py", "mechanisms/bounds.py", "optimisation/noise_lp.py",
                       "replications/truncated_laplace.py", "scorecard/claims.py")
 
+# The optional libraries behind the cross-check tables, with their versions: installing, removing or
+# upgrading one reruns the tables (rerun trigger params), so a stale "missing" row never stays.
+TL_ORACLES = library_versions("dp-accounting", "autodp", "diffprivlib", "opendp", "mpmath")
 
 rule tl_density:
     message: "TL: Fig. 1, truncated-Laplacian density with Laplace and analytic-Gaussian overlays (spec §8)"
@@ -134,7 +137,7 @@ rule tl_monte_carlo:
     message: "TL: E3, Monte Carlo E|X| and E X² of our sampler and diffprivlib against V_up, D_up"
     input: code=TL_CODE
     output: **published(TL, "monte_carlo", FIGURE, "tl_monte_carlo.rst")
-    params: settings=settings(f"{TL}/monte_carlo"), seed=SEED
+    params: settings=settings(f"{TL}/monte_carlo"), seed=SEED, libraries=library_versions("diffprivlib")
     conda: ENVIRONMENT
     log: f"{LOGS}/{TL}/monte_carlo.log"
     benchmark: f"{BENCHMARKS}/{TL}/monte_carlo.tsv"
@@ -189,7 +192,7 @@ rule tl_library_cross_check:
     message: "TL: E8, σ_aG and A against dp-accounting, autodp, diffprivlib; OpenDP's one-sided δ"
     input: code=TL_CODE
     output: **published(TL, "library_cross_check", TABLE, "tl_library_cross_check.rst")
-    params: settings=settings(f"{TL}/library_cross_check")
+    params: settings=settings(f"{TL}/library_cross_check"), libraries=TL_ORACLES
     conda: ENVIRONMENT
     log: f"{LOGS}/{TL}/library_cross_check.log"
     benchmark: f"{BENCHMARKS}/{TL}/library_cross_check.tsv"
@@ -202,7 +205,7 @@ rule tl_calibration_audit:
     output:
         **published(TL, "calibration_audit", TABLE),
         **{f"summary_{kind}": path for kind, path in published(TL, "calibration_audit_summary", TABLE, "tl_calibration_audit.rst").items()},
-    params: settings=settings(f"{TL}/calibration_audit"), seed=SEED
+    params: settings=settings(f"{TL}/calibration_audit"), seed=SEED, libraries=TL_ORACLES
     conda: ENVIRONMENT
     log: f"{LOGS}/{TL}/calibration_audit.log"
     benchmark: f"{BENCHMARKS}/{TL}/calibration_audit.tsv"

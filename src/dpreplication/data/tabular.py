@@ -1,6 +1,7 @@
 """Tabular datasets as feature matrices in ``[-1, 1]``: the encodings of PrivGene spec §6.
 
-Each encoder reads verified raw files and returns an :class:`Encoded` table: raw numeric
+Each encoder verifies the raw files it reads (catalogued files against their SHA256,
+:func:`dpreplication.data.fetch.verified`) and returns an :class:`Encoded` table: raw numeric
 features, binary labels (1 = the positive class) or none (clustering), column names and
 the *public* bounds of columns whose domain is known without looking at the data
 (indicators ``[0, 1]``, pixels ``[0, 255]``; NaN where unknown). Encoders assert the row
@@ -20,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from dpreplication.data.fetch import verified
 
 
 class DataShapeError(ValueError):
@@ -111,7 +114,7 @@ A9A_ROWS = {"a9a": 32561, "a9a.t": 16281}
 
 def read_libsvm_binary(path: str | Path, n_features: int) -> tuple[np.ndarray, np.ndarray]:
     """A LIBSVM file with ``±1`` labels and ``index:1`` pairs as a dense 0/1 matrix and 0/1 labels."""
-    lines = Path(path).read_text().splitlines()
+    lines = verified(path).read_text().splitlines()
     labels = np.empty(len(lines), dtype=np.int8)
     matrix = np.zeros((len(lines), n_features))
     for row, line in enumerate(lines):
@@ -152,7 +155,7 @@ def encode_bank(path: str | Path) -> Encoded:
     poutcome 3), yes-indicators for default/housing/loan, month and day as ``30·month + day``,
     ``pdays`` as a contacted flag plus the value with −1 → 0; label ``y = "yes"``.
     """
-    raw = pd.read_csv(path, sep=";")
+    raw = pd.read_csv(verified(path), sep=";")
     check_shape(f"{path} (bank-full.csv)", raw.shape, (BANK_ROWS, 17))
     parts = [
         raw[["age"]].astype(float),
@@ -198,7 +201,7 @@ def encode_acs_income(path: str | Path, threshold: float = 25000.0) -> Encoded:
     mostly missing veteran disability rating, the survey weights, and income-derived
     columns (PINCP decile, poverty ratio), which would leak the label.
     """
-    raw = pd.read_csv(path, na_values=["N"], dtype={"PUMA": str})
+    raw = pd.read_csv(verified(path), na_values=["N"], dtype={"PUMA": str})
     check_shape(f"{path} (NIST ACS national2019)", raw.shape, (ACS_ROWS, 24))
     raw = raw[raw.PINCP.notna()].reset_index(drop=True)
     check_shape(f"{path} (rows with a reported income)", raw.shape, (ACS_INCOME_ROWS, 24))
@@ -245,7 +248,7 @@ def read_uci_adult(data: str | Path, test: str | Path) -> pd.DataFrame:
     """``adult.data`` + ``adult.test`` (banner line skipped, labels without the trailing dot): 48,842 rows."""
     frames = []
     for path in (data, test):
-        frame = pd.read_csv(path, header=None, names=ADULT_NAMES, skipinitialspace=True,
+        frame = pd.read_csv(verified(path), header=None, names=ADULT_NAMES, skipinitialspace=True,
                             skiprows=1 if Path(path).name == "adult.test" else 0, skip_blank_lines=True)
         check_shape(f"{path} (UCI Adult)", frame.shape, (ADULT_ROWS[Path(path).name], len(ADULT_NAMES)))
         frames.append(frame)
@@ -303,7 +306,7 @@ IMAGE_SHAPE = (427, 640, 3)
 
 def encode_lifesci(path: str | Path) -> Encoded:
     """Lifesci (komarix ``ds1.10``): 26,733 × 10 PCA columns; the last (label) column is dropped."""
-    table = np.loadtxt(path, delimiter=",", ndmin=2)
+    table = np.loadtxt(verified(path), delimiter=",", ndmin=2)
     check_shape(f"{path} (Lifesci ds1.10)", table.shape, LIFESCI_SHAPE)
     frame = pd.DataFrame(table[:, :-1], columns=[f"pc{j + 1}" for j in range(table.shape[1] - 1)])
     return _encoded(frame, None, {})

@@ -1,0 +1,428 @@
+"""Faults injected on purpose: each must stop the run naming the key, the file or the checksum,
+or be repaired (a deleted raw file is fetched again) — never reach a figure silently.
+
+Every fault is injected into a temporary copy (of a raw file, of the configuration, of the
+checkout), never into the working tree. The Snakemake-level tests run in a copy of the checkout
+(:func:`checkout`); those that run jobs are marked ``workflow``. docs/faults.md lists the cases
+with the messages these tests check.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import gzip
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dpreplication.data import DATASETS, DataIntegrityError, fetch, idx, loaders, tabular
+from dpreplication.data.fetch import MIRROR_ENV
+from dpreplication.workflow_config import (
+    cross_field_problems,
+    library_versions,
+    load_yaml,
+    merge_config,
+    profile_selection_problem,
+    requested_profile,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+MIRROR = Path(os.environ[MIRROR_ENV]) if os.environ.get(MIRROR_ENV) else None
+OPTIONAL_LIBRARIES = ("opendp", "diffprivlib", "dp_accounting", "autodp", "opacus", "torch")
+
+
+# =========================================================================== data integrity at use
+
+
+def raw_copy(dataset: str, name: str, directory: Path) -> Path:
+    """A verified copy of a catalogue file in ``directory/<dataset>/<name>``, the layout of data/raw."""
+    folder = DATASETS[dataset].mirror_directory or dataset
+    if MIRROR is None or not any((MIRROR / folder / f).is_file() for f in (name, f"{name}.gz")):
+        pytest.skip(f"the data mirror lacks {folder}/{name}")
+    return fetch(dataset, name, directory / dataset / name, MIRROR)
+
+
+def flip_one_digit(path: Path) -> None:
+    """Corrupt ``path`` so that it still parses: XOR 1 on the last byte of a binary file (one count
+    or label changes by one) or on the last ASCII digit of a text file ('8' ↔ '9')."""
+    content = bytearray(path.read_bytes())
+    binary = path.suffix == ".npy" or "-idx" in path.name
+    position = -1 if binary else max(content.rfind(digit) for digit in b"0123456789")
+    content[position] ^= 1
+    path.write_bytes(bytes(content))
+
+
+READERS = {
+    "dpbench npy": ("dpbench_1d", "HEPTH.n4096.npy", loaders, loaders.load_dpbench_histogram),
+    "MNIST IDX": ("mnist", "t10k-labels-idx1-ubyte", idx, idx.read_idx_labels),
+    "LIBSVM a9a": ("adult_libsvm", "a9a.t", tabular, functools.partial(tabular.read_libsvm_binary, n_features=123)),
+    "UCI bank csv": ("bank", "bank-full.csv", tabular, tabular.encode_bank),
+    "NIST ACS csv": ("census_us_acs", "national2019.csv", tabular, tabular.encode_acs_income),
+    "Lifesci csv": ("lifesci", "ds1.10.csv", tabular, tabular.encode_lifesci),
+    "UCI Adult csv": (
+        "uci_adult", "adult.test", tabular,
+        lambda test: tabular.read_uci_adult(raw_copy("uci_adult", "adult.data", test.parents[1]), test),
+    ),
+}  # fmt: skip
+"""Every reader of a raw file: (dataset, file, the module whose ``verified`` it calls, reader)."""
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_every_reader_verifies_a_raw_file_corrupted_after_its_fetch(reader, tmp_path, monkeypatch):
+    """A one-digit change that still parses stops every reader, naming the file, the expected
+    SHA256 and the fix; without the check (negative control) the same file is read silently."""
+    dataset, name, module, read = READERS[reader]
+    local = raw_copy(dataset, name, tmp_path / "raw")
+    read(local)
+    flip_one_digit(local)
+    expected = DATASETS[dataset].file(name).sha256
+    with pytest.raises(DataIntegrityError) as caught:
+        read(local)
+    assert str(caught.value).startswith(f"data file {local} is corrupt: content SHA256 ")
+    assert f"expected {expected}; delete {local} and rerun to fetch it again" in str(caught.value)
+    monkeypatch.setattr(module, "verified", Path)  # the reader without its check accepts the corrupt file
+    read(local)
+
+
+def test_a_compressed_or_truncated_local_copy_is_corrupt_not_undecodable(tmp_path):
+    """Local copies are stored decompressed and hashed as stored: a gzip of the right content, or a
+    truncated gzip, is a corrupt file named with its checksum, never a parser's or gzip's error."""
+    local = raw_copy("mnist", "t10k-labels-idx1-ubyte", tmp_path / "raw")
+    content = local.read_bytes()
+    expected = DATASETS["mnist"].file(local.name).sha256
+    for packed in (gzip.compress(content), gzip.compress(content)[:-30]):
+        local.write_bytes(packed)
+        with pytest.raises(
+            DataIntegrityError, match=f"{local} is corrupt \\(it is gzip-compressed.*expected {expected}"
+        ):
+            idx.read_idx_labels(local)
+    local.write_bytes(content)
+    assert idx.read_idx_labels(local).shape == (10_000,)
+
+
+# =========================================================================== configuration
+
+
+SCHEMA = str(REPO / "workflow/schemas/config.schema.yaml")
+
+
+def profile_config(profile: str) -> dict:
+    """A committed profile's configuration (base + overlay), validated with its defaults filled in."""
+    from snakemake.utils import validate
+
+    config = merge_config(load_yaml(REPO / "config/config.yaml"), load_yaml(REPO / f"config/profiles/{profile}.yaml"))
+    config["profile"] = profile
+    validate(config, SCHEMA, set_default=True)
+    return config
+
+
+def replace(path: str, value):
+    """A fault: the value at the dotted ``path`` (a number indexes a list) replaced by ``value``."""
+
+    def inject(config):
+        *parents, leaf = [int(key) if key.isdigit() else key for key in path.split(".")]
+        for key in parents:
+            config = config[key]
+        config[leaf] = value
+
+    return inject
+
+
+def both(*faults):
+    return lambda config: [fault(config) for fault in faults]
+
+
+def drop_ablated_dataset(config):
+    del config["darrm"]["private_prediction"]["datasets"]["fashion_mnist"]
+    config["darrm"]["teacher_ablation"]["dataset"] = "fashion_mnist"
+
+
+PP, TA = "darrm.private_prediction", "darrm.teacher_ablation"
+CROSS_FIELD_FAULTS = {
+    "m > K": (replace("darrm.f2_gamma_shapes.ms", [3, 13]), "'darrm.f2_gamma_shapes.ms': [13] not in [1, K] with K = 11"),
+    "m > teachers": (replace(f"{PP}.ms", [12]), f"'{PP}.ms': [12] not in [1, K] with K = 11"),
+    "same classes": (replace(f"{PP}.classes", [5, 5]), f"'{PP}.classes': [5, 5] must be two different classes"),
+    "shards exceed the data": (
+        both(replace(f"{PP}.shard_size", 1000), replace(f"{PP}.train_size", 10000)),
+        f"'{PP}.shard_size': 11 teachers × 1000 images exceed train_size = 10000",
+    ),
+    "ablated teachers > K": (replace(f"{TA}.teachers", 12), f"'{TA}.teachers': 12 not in [1, K] with K = {PP}.teachers = 11"),
+    "ablation m > K": (replace(f"{TA}.m", 13), f"'{TA}.m': 13 not in [1, K]"),
+    "ablated dataset": (drop_ablated_dataset, f"'{TA}.dataset': 'fashion_mnist' is not one of {PP}.datasets ['mnist']"),
+    "ablation budget": (replace(f"{TA}.configs.1.budget", "iclr"), f"'{TA}.configs[1].budget': 'iclr' is not one of ['stated', 'authors_iclr']"),
+    "ablation epochs": (replace(f"{TA}.configs.1.epochs", None), f"'{TA}.configs[1].epochs': null (the pipeline's protocol) needs budget 'stated'"),
+    "reference c": (replace("privgene.choice_of_c.reference_c", 6e-4), "'privgene.choice_of_c.reference_c': 0.0006 is not in privgene.choice_of_c.c_grid"),
+    "paper-r budget": (replace("privgene.comparison.paper_r.epsilons", [0.3]), "'privgene.comparison.paper_r.epsilons': [0.3] not in privgene.comparison.epsilons"),
+    "fold number": (replace("privgene.protocol.use_folds", [0, 5]), "'privgene.protocol.use_folds': [5] not in [0, folds) with folds = 5"),
+    "EEM without EM": (replace("privgene.eem_vs_em.variants", ["EEM", "EEM-RNMExp"]), "'privgene.eem_vs_em.variants': ['EEM', 'EEM-RNMExp'] must hold both EEM and EM"),
+    "scipy solver": (replace("truncated_laplace.lp_optimum.solver", "higs"), "'truncated_laplace.lp_optimum.solver': 'higs' is not a scipy linprog method"),
+    "cvxpy solver": (
+        both(replace("truncated_laplace.lp_optimum.backend", "cvxpy"), replace("truncated_laplace.lp_optimum.solver", "CLARABELL")),
+        "'truncated_laplace.lp_optimum.solver': 'CLARABELL' is not an installed cvxpy solver",
+    ),
+}  # fmt: skip
+"""Values the schema accepts that the code would reject mid-run: (injection, start of the message
+after "config key ")."""
+
+
+@pytest.mark.parametrize("fault", sorted(CROSS_FIELD_FAULTS))
+def test_a_value_the_schema_accepts_but_the_code_rejects_is_named_by_its_key(fault):
+    """The schema accepts each value (validation alone would start the jobs); the cross-field
+    check, run before any job, names the key. The committed configuration is the control."""
+    from snakemake.utils import validate
+
+    config = profile_config("default")
+    assert cross_field_problems(config) == []
+    inject, message = CROSS_FIELD_FAULTS[fault]
+    inject(config)
+    validate(copy.deepcopy(config), SCHEMA, set_default=True)
+    problems = cross_field_problems(config)
+    assert len(problems) == 1 and problems[0].startswith(f"config key {message}"), problems
+
+
+@pytest.mark.parametrize("profile", ["default", "quick", "paper"])
+def test_every_committed_profile_is_consistent(profile):
+    assert cross_field_problems(profile_config(profile)) == []
+
+
+def test_the_profile_a_command_line_selects(tmp_path, monkeypatch):
+    """``--profile DIR`` (last one wins, or $SNAKEMAKE_PROFILE) whose key file selects another config
+    profile than the run's is a conflict; a profile without a key file (profiles/default) is not."""
+    assert requested_profile(["snakemake", "--profile", "a", "--profile=b"], {}) == "b"
+    assert requested_profile(["snakemake"], {"SNAKEMAKE_PROFILE": "c"}) == "c"
+    assert requested_profile(["snakemake", "-n"], {}) is None
+    (tmp_path / "profiles/quick").mkdir(parents=True)
+    (tmp_path / "profiles/quick/profile-key.yaml").write_text("profile: quick\n")
+    monkeypatch.chdir(tmp_path)
+    argv = ["snakemake", "--profile", "profiles/quick"]
+    assert profile_selection_problem(argv, {}, "quick") == ""
+    assert "selects config profile 'quick'" in profile_selection_problem(argv, {}, "default")
+    assert profile_selection_problem(["snakemake", "--profile", "profiles/default"], {}, "default") == ""
+
+
+def test_library_versions_name_the_absent_ones():
+    import numpy
+
+    assert library_versions("numpy", "no-such-distribution-xyz") == {
+        "numpy": numpy.__version__,
+        "no-such-distribution-xyz": "missing",
+    }
+
+
+# =========================================================================== optional libraries
+
+
+def without_libraries(directory: Path, names=OPTIONAL_LIBRARIES) -> dict:
+    """An environment in which importing any of ``names`` raises ModuleNotFoundError, as when the
+    library is not installed (stub packages first on PYTHONPATH)."""
+    for name in names:
+        (directory / name).mkdir(parents=True, exist_ok=True)
+        (directory / name / "__init__.py").write_text(
+            f'raise ModuleNotFoundError("No module named {name!r} (hidden by a fault test)", name={name!r})\n'
+        )
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(directory), os.environ.get("PYTHONPATH", "")])}
+
+
+def run_pytest(arguments, environment, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *map(str, arguments)],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+def uses(names, text: str) -> bool:
+    """Whether a test module imports one of ``names``, skips without it, or trains with DP-SGD
+    (the ``dp_sgd`` fixture needs torch and Opacus)."""
+    alternatives = "|".join(names)
+    pattern = rf"(?:import|from)\s+(?:{alternatives})\b|importorskip\(\s*\"(?:{alternatives})"
+    return re.search(pattern, text) is not None or (
+        bool({"torch", "opacus"} & set(names)) and re.search(r"\bdp_sgd\b", text) is not None
+    )
+
+
+def test_every_test_module_is_collected_without_the_optional_libraries(tmp_path):
+    environment = without_libraries(tmp_path / "hidden")
+    collected = run_pytest(["--collect-only", REPO / "tests"], environment, REPO)
+    assert collected.returncode == 0, collected.stdout[-3000:]
+
+
+def test_an_unguarded_import_of_an_absent_library_fails(tmp_path):
+    """Negative control of the hiding: a test importing a hidden library without a skip fails."""
+    unguarded = tmp_path / "test_unguarded.py"
+    unguarded.write_text("import opendp\n\n\ndef test_uses_it():\n    assert opendp\n")
+    result = run_pytest([unguarded], without_libraries(tmp_path / "hidden", ["opendp"]), tmp_path)
+    assert result.returncode != 0 and "hidden by a fault test" in result.stdout
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize(
+    "hidden", [OPTIONAL_LIBRARIES, *[(name,) for name in OPTIONAL_LIBRARIES]], ids=["all", *OPTIONAL_LIBRARIES]
+)
+def test_every_oracle_test_skips_with_a_reason_when_its_library_is_absent(hidden, tmp_path):
+    """With the ``hidden`` libraries absent (all six, or each alone: Opacus without torch was a
+    gap), the test modules that use one pass or skip with a reason naming it. About 90 s in all."""
+    files = sorted(
+        path
+        for path in (REPO / "tests").rglob("test_*.py")
+        if path.name != Path(__file__).name and uses(hidden, path.read_text())
+    )
+    if hidden == OPTIONAL_LIBRARIES:
+        files.append(REPO / "tests/test_library.py")  # every public name, the optional ones imported lazily
+    result = run_pytest(files, without_libraries(tmp_path / "hidden", hidden), REPO)
+    assert result.returncode == 0, result.stdout[-4000:]
+    skipped = [line.lower() for line in result.stdout.splitlines() if line.startswith("SKIPPED")]
+    for name in hidden:
+        assert any(name in line for line in skipped), f"no test skipped naming {name}"
+
+
+# =========================================================================== the workflow, in a copy of the checkout
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory) -> Path:
+    """A copy of the checkout's source files (no outputs), with its own data/raw and .snakemake."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO,
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
+    target = tmp_path_factory.mktemp("checkout")
+    skip = ("figures/", "results/", "logs/", "benchmarks/records/", "report.html", "tests/references/")
+    for name in (n.decode() for n in listed if n):
+        if not name.startswith(skip) and (REPO / name).is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(REPO / name, target / name)
+    return target
+
+
+def run_workflow(
+    checkout: Path, *arguments: str, own_package: bool = True, extra_path: str = ""
+) -> subprocess.CompletedProcess:
+    """Snakemake in ``checkout``, importing the copy's own package (or, with ``own_package``
+    False, whatever the environment installs: the working tree's)."""
+    paths = [extra_path, str(checkout / "src") if own_package else "", os.environ.get("PYTHONPATH", "")]
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+    return subprocess.run(
+        [SNAKEMAKE, *arguments], cwd=checkout, env=environment, capture_output=True, text=True, timeout=600
+    )
+
+
+def output(result: subprocess.CompletedProcess) -> str:
+    return result.stdout + result.stderr
+
+
+def test_the_workflow_refuses_another_checkouts_package(checkout):
+    """The environment's dpreplication is the working tree's, not the copy's: the run stops before
+    any job naming both paths and the fix; importing the copy's own src/ (control) plans the job."""
+    refused = run_workflow(checkout, "-n", "pf_tv_convergence", own_package=False)
+    imported = Path(__import__("dpreplication").__file__).resolve().parent
+    assert refused.returncode != 0
+    assert (
+        f"the workflow imports dpreplication from {imported}, not this checkout's "
+        f"{(checkout / 'src/dpreplication').resolve()}: install the checkout with `pip install -e .`"
+    ) in output(refused)
+    assert run_workflow(checkout, "-n", "pf_tv_convergence").returncode == 0
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ("--profile", "profiles/quick", "--configfile", "{mine}"),
+        ("--profile", "profiles/quick", "--config", "profile=default"),
+    ],
+    ids=["configfile replaces the profile's", "config overrides the profile's"],
+)
+def test_a_profile_that_would_not_apply_stops_the_run(arguments, checkout, tmp_path):
+    """`--profile profiles/quick --configfile mine.yaml` used to run the default profile silently."""
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("seed: 3\n")
+    result = run_workflow(checkout, "-n", "pf_tv_convergence", *(a.format(mine=mine) for a in arguments))
+    assert result.returncode != 0
+    assert (
+        "--profile profiles/quick selects config profile 'quick' (profiles/quick/profile-key.yaml), but this "
+        "run's configuration has profile 'default'"
+    ) in output(result)
+    kept = run_workflow(
+        checkout, "-n", "--verbose", "pf_tv_convergence", "--profile", "profiles/quick",
+        "--configfile", "profiles/quick/profile-key.yaml", str(mine),
+    )  # fmt: skip
+    assert kept.returncode == 0 and "results/quick-" in output(kept)
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("truncated_laplace={monte_carlo: {points: [[1, 0.7]]}}", "0.7 is greater than or equal to the maximum of 0.5"),
+        ("darrm={teacher_ablation: {m: 12}}", "config key 'darrm.teacher_ablation.m': 12 not in [1, K]"),
+        ("permute_and_flip={tv_convergence: {epsilonn: 2}}", "Additional properties are not allowed ('epsilonn' was"),
+        ("permute_and_flip={tv_convergence: {epsilon: -2}}", "-2 is less than or equal to the minimum of 0"),  # typed
+        ("darrm={f2_gamma_shapes: {K: 10}}", "On instance['darrm']['f2_gamma_shapes']['K']"),
+    ],
+)
+def test_bad_values_stop_the_run_before_any_job(override, message, checkout):
+    result = run_workflow(checkout, "-n", "pf_tv_convergence", "--config", override)
+    assert result.returncode != 0 and message in output(result), output(result)[-3000:]
+    assert "Job stats" not in output(result)
+
+
+@pytest.mark.workflow
+def test_a_corrupted_raw_file_stops_its_job_and_a_deleted_one_is_fetched_again(checkout):
+    """HEPTH is fetched from the mirror and read by one P&F job. Corrupted afterwards, it stops the
+    rerun naming the file and the expected SHA256, in the output and in the job's log; deleted, it
+    is fetched again and the job's table is recomputed bit for bit. About 30 s."""
+    if MIRROR is None:
+        pytest.skip("no data mirror")
+    target = "results/quick/work/permute_and_flip/utility/HEPTH.csv"
+    run = ("--cores", "1", target, "--config", "profile=quick")  # --config takes every argument after it
+    assert run_workflow(checkout, *run).returncode == 0
+    table = (checkout / target).read_bytes()
+    raw = checkout / "data/raw/dpbench_1d/HEPTH.n4096.npy"
+    flip_one_digit(raw)
+    failed = run_workflow(checkout, *run)
+    message = "data file data/raw/dpbench_1d/HEPTH.n4096.npy is corrupt: content SHA256 "
+    expected = DATASETS["dpbench_1d"].file(raw.name).sha256
+    assert failed.returncode != 0 and message in output(failed) and expected in output(failed)
+    log = (checkout / "logs/quick/permute_and_flip/utility/HEPTH.log").read_text()
+    assert "the job failed" in log and message in log and expected in log
+    assert not (checkout / target).exists()
+    raw.unlink()
+    repaired = run_workflow(checkout, *run)
+    assert repaired.returncode == 0, output(repaired)[-3000:]
+    assert "fetch_data_file" in output(repaired) and (checkout / target).read_bytes() == table
+
+
+def test_a_table_made_without_a_library_is_remade_when_the_library_arrives(checkout, tmp_path):
+    """The cross-check table records the optional libraries' versions as a param: a library that
+    appears (here a distribution record of a new OpenDP version, first on the path) reruns it, so
+    a table whose rows say "missing" never outlives the library's installation. Without the param
+    (negative control) the stale table stays. About 10 s."""
+    target = "tl_library_cross_check"
+    assert run_workflow(checkout, "--cores", "1", target, "--config", "profile=quick").returncode == 0
+    assert "Nothing to be done" in output(run_workflow(checkout, "-n", target, "--config", "profile=quick"))
+    record = tmp_path / "site" / "opendp-999.0.dist-info"
+    record.mkdir(parents=True)
+    (record / "METADATA").write_text("Metadata-Version: 2.1\nName: opendp\nVersion: 999.0\n")
+    planned = run_workflow(checkout, "-n", target, "--config", "profile=quick", extra_path=str(tmp_path / "site"))
+    assert planned.returncode == 0 and "tl_library_cross_check" in output(planned)
+    assert "Nothing to be done" not in output(planned)
+    rules = checkout / "workflow/rules/truncated_laplace.smk"
+    original = rules.read_text()
+    try:
+        rules.write_text(original.replace(", libraries=TL_ORACLES", ""))
+        assert run_workflow(checkout, "--cores", "1", target, "--config", "profile=quick").returncode == 0
+        stale = run_workflow(checkout, "-n", target, "--config", "profile=quick", extra_path=str(tmp_path / "site"))
+        assert "Nothing to be done" in output(stale)
+    finally:
+        rules.write_text(original)
