@@ -3,8 +3,11 @@ the parameters its guarantee needs, computed here independently from the papers'
 
 Two kinds of check: a spy on the random draws (a Generator that records each call's parameters)
 where the noise is drawn with its scale, and a goodness-of-fit test of the released output's law
-where it is not. Each class of check has a negative control: the same check run on a deliberately
-wrong implementation (a factor 2 in ε or in the sensitivity) must fail.
+where it is not (every selection sampler, DaRRM, subsampling, GNMax, the truncated Laplacian),
+both at moderate ε (0.1–2). PrivGene is audited round by round: each draw's ε, its sensitivity
+Δ/2 from the candidate set and the scores it sees. Each class of check has a negative control: the
+same check run on a deliberately wrong implementation (a factor 2 in ε, Δ or the noise scale)
+must fail. The call sites in the jobs are audited in ``test_release_call_sites.py``.
 """
 
 from __future__ import annotations
@@ -13,64 +16,23 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
+from release_audit import (
+    GOF_SAMPLES,
+    P_FLOOR,
+    PrivGeneAudit,
+    RecordingGenerator,
+    assert_fits,
+    fails,
+    truncated_laplace_cdf,
+    unit_rows,
+)
+from scipy import integrate, stats
 
 from dpreplication.learning import functional_mechanism, genetic, models, objective_perturbation, output_perturbation
 from dpreplication.learning import sample_and_aggregate as gupt
-from dpreplication.learning.fitness import LogisticFitness
 from dpreplication.mechanisms import additive, enhanced_exponential, majority, selection
 
 EPSILONS = [0.1, 0.5, 2.0]
-GOF_SAMPLES = 60_000
-P_FLOOR = 1e-6
-"""A correct sampler fails a goodness-of-fit test with probability 1e-6; every test is seeded."""
-
-
-class RecordingGenerator:
-    """A numpy Generator that records the name and arguments of every draw, then draws as usual."""
-
-    def __init__(self, seed: int = 0):
-        self._rng = np.random.default_rng(seed)
-        self.calls: list[tuple[str, tuple, dict]] = []
-
-    def __getattr__(self, name):
-        attribute = getattr(self._rng, name)
-        if not callable(attribute):
-            return attribute
-
-        def recorded(*args, **kwargs):
-            self.calls.append((name, args, kwargs))
-            return attribute(*args, **kwargs)
-
-        return recorded
-
-    def parameter(self, method: str, position: int, keyword: str) -> list[float]:
-        """The values a parameter took in every call of ``method`` (positional or keyword)."""
-        return [
-            float(kwargs[keyword]) if keyword in kwargs else float(args[position])
-            for name, args, kwargs in self.calls
-            if name == method
-        ]
-
-
-def laplace_scales(rng: RecordingGenerator) -> list[float]:
-    return rng.parameter("laplace", 1, "scale")
-
-
-def fails(check, *args) -> bool:
-    """Whether ``check`` raises AssertionError: a negative control must make its check fail."""
-    try:
-        check(*args)
-    except AssertionError:
-        return True
-    return False
-
-
-def unit_rows(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Features in [−1, 1]^d and a label in {0, 1} that depends on the first feature."""
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, (n, d))
-    return X, (X[:, 0] + 0.3 * rng.standard_normal(n) > 0).astype(float)
 
 
 # --------------------------------------------------------------------------- additive noise
@@ -79,7 +41,7 @@ def unit_rows(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def check_laplace_mechanism(epsilon):
     rng = RecordingGenerator(1)
     additive.laplace_mechanism(np.zeros(3), epsilon, rng, sensitivity=2.5)
-    assert laplace_scales(rng) == pytest.approx([2.5 / epsilon])
+    assert rng.laplace_scales() == pytest.approx([2.5 / epsilon])
 
 
 @pytest.mark.parametrize("epsilon", EPSILONS)
@@ -90,14 +52,6 @@ def test_laplace_mechanism_scale_is_sensitivity_over_epsilon(epsilon):
 def test_laplace_negative_control(monkeypatch):
     monkeypatch.setattr(additive, "laplace_scale", lambda epsilon, sensitivity=1.0: sensitivity / (2 * epsilon))
     assert fails(check_laplace_mechanism, 0.5)
-
-
-def truncated_laplace_cdf(x, epsilon, delta, sensitivity):
-    """Geng et al. Def. 3, written out here: density B e^{−|x|/λ} on [−A, A]."""
-    lam = sensitivity / epsilon
-    bound = lam * math.log1p((math.exp(epsilon) - 1) / (2 * delta))
-    mass = lambda t: np.sign(t) * (1 - np.exp(-np.abs(t) / lam))  # ∫_0^t e^{−|u|/λ} du / λ  # noqa: E731
-    return np.clip((mass(x) + mass(bound)) / (2 * mass(bound)), 0, 1), bound
 
 
 def check_truncated_laplace_release(epsilon, delta, release=additive.truncated_laplace_mechanism):
@@ -122,14 +76,68 @@ def test_truncated_laplace_negative_control():
 
 # --------------------------------------------------------------------------- selection
 
+NOISE_LAWS = {"exponential": stats.expon, "gumbel": stats.gumbel_r, "laplace": stats.laplace}
+SAMPLER_NOISE = {
+    "A1 RNM-Exp": "exponential",
+    "A2 P&F literal": "exponential",
+    "A2 P&F batch": "exponential",
+    "A3 Intermediate A": "exponential",
+    "A4 Intermediate B": "exponential",
+    "G RNM-Gumbel (EM)": "gumbel",
+    "L RNM-Laplace": "laplace",
+}
+"""Each sampler of the selection module and the noise whose report-noisy-max it must equal in law
+(P&F and Algorithms A, B are RNM-Exp by Ding et al., Thm 5; EM is RNM-Gumbel)."""
+SELECTION_SCORES, SELECTION_SENSITIVITY = np.array([6.0, 4.5, 4.5, 1.5, 0.0]), 1.5
+
+
+def rnm_pmf(scores, epsilon, sensitivity, noise):
+    """``P(r) = ∫ f(x − q_r) Π_{j≠r} F(x − q_j) dx`` with scipy's density of ``noise`` at scale
+    ``b = 2Δ/ε`` (Ding et al. §2), integrated here by adaptive quadrature: independent of the
+    package's pmf evaluators and of its ``noise_scale``."""
+    q, b = np.asarray(scores, dtype=float), 2.0 * sensitivity / epsilon
+    law = NOISE_LAWS[noise](scale=b)
+
+    def integrand(x, r):
+        return law.pdf(x - q[r]) * np.prod([law.cdf(x - q[j]) for j in range(q.size) if j != r])
+
+    lo, hi = q.min() - 60 * b, q.max() + 60 * b
+    return np.array(
+        [integrate.quad(integrand, lo, hi, args=(r,), points=np.unique(q), limit=400)[0] for r in range(q.size)]
+    )
+
+
+def check_sampler(label, epsilon, sample=None):
+    sample = sample or selection.SAMPLERS[label]
+    n = 20_000 if "literal" in label else GOF_SAMPLES
+    pmf = rnm_pmf(SELECTION_SCORES, epsilon, SELECTION_SENSITIVITY, SAMPLER_NOISE[label])
+    assert pmf.sum() == pytest.approx(1.0, abs=1e-9)
+    draws = sample(SELECTION_SCORES, epsilon, SELECTION_SENSITIVITY, n, np.random.default_rng(3))
+    assert_fits(draws, pmf, f"{label} at ε = {epsilon}")
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+@pytest.mark.parametrize("label", list(SAMPLER_NOISE))
+def test_every_selection_sampler_has_the_law_of_report_noisy_max_at_scale_2_delta_over_epsilon(label, epsilon):
+    check_sampler(label, epsilon)
+
+
+@pytest.mark.parametrize("label", list(SAMPLER_NOISE))
+def test_selection_sampler_negative_control(label):
+    """The same sampler with its noise scale doubled (ε/2) fails the fit."""
+    wrong = lambda q, epsilon, *rest: selection.SAMPLERS[label](q, epsilon / 2, *rest)  # noqa: E731
+    assert fails(check_sampler, label, 0.5, wrong)
+
+
+def test_the_samplers_cover_the_selection_module():
+    assert set(SAMPLER_NOISE) == set(selection.SAMPLERS)
+
 
 def check_rnm_laplace(epsilon, sample=selection.sample_report_noisy_max):
+    """Against the package's exact RNM-Laplace pmf (piecewise quadrature), the one the figures use."""
     scores = np.array([4.0, 3.0, 3.0, 1.0, 0.0])
     draws = sample(scores, epsilon, 1.0, GOF_SAMPLES, np.random.default_rng(3), "laplace")
-    pmf = selection.report_noisy_max_laplace_pmf(scores, epsilon)
-    observed = np.bincount(draws, minlength=scores.size)
-    p_value = stats.chisquare(observed, GOF_SAMPLES * pmf).pvalue
-    assert p_value >= P_FLOOR, (observed, GOF_SAMPLES * pmf)
+    assert_fits(draws, selection.report_noisy_max_laplace_pmf(scores, epsilon), f"RNM-Laplace at ε = {epsilon}")
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 2.0])
@@ -137,9 +145,11 @@ def test_report_noisy_max_laplace_sampler_fits_its_exact_pmf(epsilon):
     check_rnm_laplace(epsilon)
 
 
-def test_report_noisy_max_laplace_negative_control():
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_report_noisy_max_laplace_negative_control(epsilon):
+    """A factor 2 in the Laplace scale (the sampler at ε/2) is detected."""
     doubled = lambda scores, epsilon, *rest: selection.sample_report_noisy_max(scores, epsilon / 2, *rest)  # noqa: E731
-    assert fails(check_rnm_laplace, 0.5, doubled)
+    assert fails(check_rnm_laplace, epsilon, doubled)
 
 
 def em_pmf(scores, epsilon, dampening):
@@ -153,9 +163,7 @@ def check_eem_selection(epsilon, select=enhanced_exponential.select):
     scores, dampening = np.array([2.0, 1.5, 1.0, 0.0]), 1.0
     rng = np.random.default_rng(4)
     draws = np.array([select(scores, epsilon, dampening, 1, rng)[0] for _ in range(20_000)])
-    observed = np.bincount(draws, minlength=scores.size)
-    p_value = stats.chisquare(observed, draws.size * em_pmf(scores, epsilon, dampening)).pvalue
-    assert p_value >= P_FLOOR, observed
+    assert_fits(draws, em_pmf(scores, epsilon, dampening), f"EEM at ε = {epsilon}")
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 2.0])
@@ -166,6 +174,30 @@ def test_eem_selection_is_the_exponential_mechanism_with_dampening(epsilon):
 def test_eem_selection_negative_control():
     halved = lambda scores, epsilon, *rest: enhanced_exponential.select(scores, epsilon / 2, *rest)  # noqa: E731
     assert fails(check_eem_selection, 2.0, halved)
+
+
+def check_eem_two_draws(epsilon, select=enhanced_exponential.select):
+    """Algorithm 2 with k = 2: two EM draws without replacement, each at ε/2, so the ordered pair
+    (i, j) has probability ``p_i · p_j / (1 − p_i)`` with ``p = softmax((ε/2) f / Δ)``."""
+    scores, dampening = np.array([3.0, 2.0, 1.5, 0.0]), 1.0
+    p = em_pmf(scores, epsilon / 2, dampening)
+    pairs = p[:, None] * p[None, :] / (1 - p[:, None])
+    np.fill_diagonal(pairs, 0.0)
+    rng = np.random.default_rng(5)
+    draws = np.array([select(scores, epsilon, dampening, 2, rng) for _ in range(20_000)])
+    assert_fits(draws[:, 0] * scores.size + draws[:, 1], pairs.ravel(), f"EEM k = 2 at ε = {epsilon}")
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_eem_with_two_draws_has_the_law_of_two_selections_at_half_the_budget(epsilon):
+    check_eem_two_draws(epsilon)
+
+
+def test_eem_two_draws_negative_control(monkeypatch):
+    """Every draw spending the whole ε (no split) fails."""
+    original = selection.sample_report_noisy_max
+    monkeypatch.setattr(selection, "sample_report_noisy_max", lambda q, epsilon, *rest: original(q, 2 * epsilon, *rest))
+    assert fails(check_eem_two_draws, 0.5)
 
 
 def test_eem_with_several_draws_splits_its_budget_per_draw(monkeypatch):
@@ -184,39 +216,87 @@ def test_eem_with_several_draws_splits_its_budget_per_draw(monkeypatch):
 
 # --------------------------------------------------------------------------- PrivGene
 
+PRIVGENE_CASES = {
+    "lr EEM": ("lr", {"dampening": "eem", "m_prime": 1, "selector": "exponential_mechanism"}),
+    "lr EM m'=10": ("lr", {"dampening": "em", "m_prime": 10, "selector": "exponential_mechanism"}),
+    "svm EEM RNM-Exp": ("svm", {"dampening": "eem", "m_prime": 1, "selector": "rnm_exp"}),
+    "svm EEM m'=4": ("svm", {"dampening": "eem", "m_prime": 4, "selector": "exponential_mechanism"}),
+    "kmeans EM m'=10": ("kmeans", {"dampening": "em", "m_prime": 10, "selector": "exponential_mechanism"}),
+}
+"""Fitness and selection of each audited PrivGene configuration (several draws per round included)."""
 
-def check_privgene_budget(epsilon, run=genetic.privgene):
-    X, y = unit_rows(4_000, 3, 6)
-    fitness = LogisticFitness(X, y)
-    settings = genetic.PrivGeneSettings(m=20, c=2e-3)
-    seen = []
+
+def privgene_fitness(task: str):
+    from dpreplication.replications.privgene import make_fitness
+
+    X, y = unit_rows(1_500, 3, 6)
+    return make_fitness(task, X / 2, y, k=2) if task == "kmeans" else make_fitness(task, X, y)
+
+
+def check_privgene_run(case, epsilon, monkeypatch):
+    """One run: r = max(1, ⌊c n ε/m' + ½⌋) rounds, each audited by :meth:`PrivGeneAudit.check`."""
+    task, selection_settings = PRIVGENE_CASES[case]
+    audit = PrivGeneAudit(monkeypatch)
+    fitness = privgene_fitness(task)
+    c = 6e-3 * selection_settings["m_prime"]
+    settings = genetic.PrivGeneSettings(m=20, c=c, constant_classifiers=2, **selection_settings)
+    result = genetic.privgene(fitness, epsilon, settings, np.random.default_rng(7))
+    (audit_run,) = audit.runs
+    r = max(1, math.floor(c * 1_500 * epsilon / selection_settings["m_prime"] + 0.5))
+    assert result.iterations == r == len(audit_run["rounds"]) and audit_run["epsilon"] == epsilon
+    PrivGeneAudit.check(audit_run)
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+@pytest.mark.parametrize("case", list(PRIVGENE_CASES))
+def test_privgene_spends_epsilon_over_r_per_selection_with_its_dampening(case, epsilon, monkeypatch):
+    check_privgene_run(case, epsilon, monkeypatch)
+
+
+def test_privgene_budget_negative_control(monkeypatch):
+    """Every selection spending ε (no split over the r rounds) fails."""
     original = genetic.select
-
-    def spy(scores, budget, dampening, k, rng, selector):
-        seen.append((budget, k))
-        return original(scores, budget, dampening, k, rng, selector)
-
-    genetic.select = spy
-    try:
-        result = run(fitness, epsilon, settings, np.random.default_rng(7))
-    finally:
-        genetic.select = original
-    r = max(1, round(2e-3 * 4_000 * epsilon / 1))  # r = max(1, round(c n ε / m')), m' = 1 with EEM
-    assert result.iterations == r == len(seen)
-    assert [budget for budget, _ in seen] == pytest.approx([epsilon / r] * r)
-    assert sum(budget for budget, _ in seen) == pytest.approx(epsilon)
+    monkeypatch.setattr(genetic, "select", lambda scores, budget, *rest: original(scores, budget * 2, *rest))
+    assert fails(check_privgene_run, "lr EEM", 2.0, monkeypatch)
 
 
-@pytest.mark.parametrize("epsilon", [0.1, 0.5, 2.0])
-def test_privgene_spends_epsilon_over_r_per_selection(epsilon):
-    check_privgene_budget(epsilon)
-
-
-def test_privgene_budget_negative_control():
-    doubled = lambda fitness, epsilon, settings, rng: genetic.privgene(  # noqa: E731
-        fitness, 2 * epsilon, settings, rng, n_iterations=genetic.iterations(settings.c, fitness.size, epsilon, 1)
+def test_privgene_draw_split_negative_control(monkeypatch):
+    """The m' draws of a round each spending the round's whole budget fails."""
+    original = genetic.select
+    monkeypatch.setattr(
+        genetic, "select", lambda scores, budget, d, k, *rest: original(scores, budget * k, d, k, *rest)
     )
-    assert fails(check_privgene_budget, 0.5, doubled)
+    assert fails(check_privgene_run, "lr EM m'=10", 2.0, monkeypatch)
+
+
+@pytest.mark.parametrize(
+    "factor, case",
+    [("delta1", "lr EM m'=10"), ("delta1", "kmeans EM m'=10"), ("delta2", "svm EEM m'=4"), ("delta2", "lr EEM")],
+)
+def test_privgene_dampening_negative_control(factor, case, monkeypatch):
+    """A Δ1 or Δ2 half of the paper's (e.g. the factor 2 of Eq. 7 dropped) fails."""
+    from dpreplication.learning import fitness as fitness_module
+
+    cls = fitness_module.KMeansFitness if case.startswith("kmeans") else fitness_module.LinearFitness
+    original = getattr(cls, factor)
+    monkeypatch.setattr(cls, factor, lambda self, candidates: original(self, candidates) / 2)
+    assert fails(check_privgene_run, case, 2.0, monkeypatch)
+
+
+def test_privgene_iterations_negative_control(monkeypatch):
+    """r computed with 2c (twice the rounds, each with half the budget) fails the paper's r."""
+    original = genetic.iterations
+    monkeypatch.setattr(genetic, "iterations", lambda c, *rest: original(2 * c, *rest))
+    assert fails(check_privgene_run, "lr EEM", 0.5, monkeypatch)
+
+
+def test_privgene_scores_negative_control(monkeypatch):
+    """Scores doubled before the selection (= a selection at 2ε) fail."""
+    from dpreplication.learning import fitness as fitness_module
+
+    original = fitness_module.LinearFitness.scores
+    monkeypatch.setattr(fitness_module.LinearFitness, "scores", lambda self, candidates: 2 * original(self, candidates))
+    assert fails(check_privgene_run, "lr EEM", 0.5, monkeypatch)
 
 
 # --------------------------------------------------------------------------- learning baselines
@@ -255,7 +335,9 @@ def check_functional_mechanism(epsilon):
     rng = RecordingGenerator(11)
     functional_mechanism.fit_functional_mechanism(X, y, epsilon, rng)
     d = X.shape[1] + 1
-    assert laplace_scales(rng) == pytest.approx([(d**2 / 4 + 3 * d) / epsilon] * 2)  # Δ = d²/4 + 3d (Zhang et al. 2012)
+    assert rng.laplace_scales() == pytest.approx(
+        [(d**2 / 4 + 3 * d) / epsilon] * 2
+    )  # Δ = d²/4 + 3d (Zhang et al. 2012)
 
 
 @pytest.mark.parametrize("epsilon", EPSILONS)
@@ -273,7 +355,7 @@ def check_private_svm(epsilon):
     rng = RecordingGenerator(13)
     output_perturbation.fit_private_svm(X, 2 * y - 1, epsilon, rng, C=10.0)
     d, n = X.shape[1] + 1, X.shape[0]
-    assert laplace_scales(rng) == pytest.approx([4 * 10.0 * math.sqrt(d) / (n * epsilon)])  # 4·L·C·κ·√d/(nε)
+    assert rng.laplace_scales() == pytest.approx([4 * 10.0 * math.sqrt(d) / (n * epsilon)])  # 4·L·C·κ·√d/(nε)
 
 
 @pytest.mark.parametrize("epsilon", EPSILONS)
@@ -295,7 +377,7 @@ def check_gupt(epsilon, eps_fraction):
     outputs = np.random.default_rng(14).uniform(-1, 1, (40, 3))
     rng = RecordingGenerator(15)
     gupt.gupt_aggregate(outputs, (-5.0, 5.0), epsilon, rng, eps_fraction)
-    assert laplace_scales(rng) == pytest.approx([3 * 10.0 / (40 * eps_fraction * epsilon)])  # p·range/(ℓ·φ·ε)
+    assert rng.laplace_scales() == pytest.approx([3 * 10.0 / (40 * eps_fraction * epsilon)])  # p·range/(ℓ·φ·ε)
 
 
 @pytest.mark.parametrize("epsilon", EPSILONS)
@@ -317,7 +399,7 @@ def test_gupt_negative_control(monkeypatch):
 def check_majority_classifier(epsilon):
     rng = RecordingGenerator(16)
     models.majority_classifier(np.array([1, 0, 1, 1, 0]), epsilon, rng)
-    assert laplace_scales(rng) == pytest.approx([1 / epsilon])  # a count: sensitivity 1
+    assert rng.laplace_scales() == pytest.approx([1 / epsilon])  # a count: sensitivity 1
 
 
 @pytest.mark.parametrize("epsilon", EPSILONS)
@@ -355,40 +437,68 @@ def test_gnmax_negative_control():
     assert fails(check_gnmax, 2.0, halved)
 
 
-# --------------------------------------------------------------------------- the comparison jobs' call sites
+# --------------------------------------------------------------------------- DaRRM and subsampling
 
-GRID = [0.1, 0.5, 2.0]
-RELEASERS = {
-    "PrivGene": ("dpreplication.replications.privgene", "privgene", 1),
-    "PrivateERM": ("dpreplication.learning.objective_perturbation", "fit_private_erm", 2),
-    "FM": ("dpreplication.learning.functional_mechanism", "fit_functional_mechanism", 2),
-    "PrivateSVM": ("dpreplication.learning.output_perturbation", "privatise_svm_weights", 2),
-    "GUPT": ("dpreplication.learning.sample_and_aggregate", "gupt_aggregate", 2),
-    "Majority": ("dpreplication.learning.models", "majority_classifier", 1),
-}
-"""method -> (module, releasing function, position of its ε argument)."""
+VOTES_PER_COUNT = 8_000
 
 
-@pytest.mark.parametrize("task, method", [("lr", m) for m in RELEASERS if m != "PrivateSVM"] + [("svm", "PrivateSVM")])
-def test_comparison_jobs_hand_each_releaser_the_grid_epsilon(task, method, monkeypatch):
-    """Every (fold, ε) of a Figs 3–4 job releases with exactly that ε, once."""
-    import importlib
+def release_by_count(sample, K, seed):
+    """``(L, output)`` of ``sample`` on ``VOTES_PER_COUNT`` vote rows with each count ``L = 0..K`` of ones."""
+    counts = np.repeat(np.arange(K + 1), VOTES_PER_COUNT)
+    votes = (np.arange(K)[None, :] < counts[:, None]).astype(np.int64)
+    votes = np.random.default_rng(seed).permuted(votes, axis=1)
+    return counts, np.asarray(sample(votes, np.random.default_rng(seed + 1)))
 
-    from dpreplication.data.tabular import TabularData
-    from dpreplication.replications import privgene_comparison as pc
 
-    module_name, name, position = RELEASERS[method]
-    module = importlib.import_module(module_name)
-    original, seen = getattr(module, name), []
+def assert_release_probabilities(counts, outputs, probability_one, label):
+    """Per L, a two-sided binomial test of ``P(output = 1 | L)`` (Bonferroni over the K + 1 counts)."""
+    for count, p in enumerate(probability_one):
+        released = outputs[counts == count]
+        p_value = (
+            stats.binomtest(int(released.sum()), released.size, p).pvalue if 0 < p < 1 else float(np.all(released == p))
+        )
+        assert p_value >= P_FLOOR / len(probability_one), f"{label}, L = {count}: {released.mean():.4f} vs {p:.4f}"
 
-    def spy(*args, **kwargs):
-        seen.append(float(args[position]))
-        return original(*args, **kwargs)
 
-    monkeypatch.setattr(module, name, spy)
-    X, y = unit_rows(300, 3, 18)
-    data = TabularData(name="toy", features=X, labels=y, columns=("a", "b", "c"), source="test")
-    settings = {"algorithm": {"m": 20, "c": 2e-3, "svm_C": 10.0}} if method == "PrivGene" else {}
-    frame = pc.comparison_job(data, task, method, 0, seed=1, epsilons=GRID, folds=3, use_folds=[0, 2], **settings)
-    assert sorted(seen) == sorted(GRID * 2), seen
-    assert sorted(frame.epsilon.tolist()) == sorted(GRID * 2) and frame.failure.eq("").all()
+DARRM_GAMMA = np.array([0.45, 0.3, 0.2, 0.1, 0.1, 0.2, 0.3, 0.45])
+
+
+def check_darrm_release(gamma, sample=majority.sample_darrm):
+    """Algorithm 1 of DaRRM: with L ones among K votes, release the majority with probability γ(L),
+    else a fair coin: ``P(1 | L) = γ(L)·1{L > K/2} + (1 − γ(L))/2`` (written out here)."""
+    K = gamma.size - 1
+    counts, outputs = release_by_count(lambda votes, rng: sample(votes, gamma, rng), K, 20)
+    levels = np.arange(K + 1)
+    assert_release_probabilities(counts, outputs, gamma * (levels > K / 2) + (1 - gamma) / 2, "DaRRM")
+
+
+@pytest.mark.parametrize("gamma", [DARRM_GAMMA, majority.gamma_subsampling(7, 3)], ids=["gamma", "gamma_sub"])
+def test_darrm_releases_the_majority_with_probability_gamma(gamma):
+    check_darrm_release(gamma)
+
+
+def test_darrm_release_negative_control():
+    doubled = lambda votes, gamma, rng: majority.sample_darrm(votes, np.minimum(2 * gamma, 1.0), rng)  # noqa: E731
+    assert fails(check_darrm_release, DARRM_GAMMA, doubled)
+
+
+def subsample_probability(K, m):
+    """``h_m(L) = P(H > m/2) + ½ P(H = m/2)``, ``H ~ Hypergeom(K, L, m)`` (Lemma 3.1, written out here)."""
+    h = [stats.hypergeom(K, count, m) for count in range(K + 1)]
+    return np.array([law.sf(m // 2) + (0.5 * law.pmf(m // 2) if m % 2 == 0 else 0.0) for law in h])
+
+
+def check_subsample_majority(m, K=7, sample=majority.subsample_majority):
+    counts, outputs = release_by_count(lambda votes, rng: sample(votes, m, rng), K, 21)
+    assert_release_probabilities(counts, outputs, subsample_probability(K, m), f"subsampling m = {m}")
+
+
+@pytest.mark.parametrize("m", [1, 2, 3])
+def test_subsample_majority_uses_m_random_teachers(m):
+    """Its privacy is that of m teachers (mε by composition), so the released law must be h_m."""
+    check_subsample_majority(m)
+
+
+def test_subsample_majority_negative_control():
+    doubled = lambda votes, m, rng: majority.subsample_majority(votes, 2 * m, rng)  # noqa: E731
+    assert fails(check_subsample_majority, 2, sample=doubled)
