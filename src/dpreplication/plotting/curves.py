@@ -10,6 +10,10 @@ from dpreplication.plotting.core import new_figure
 def utility_grid(data: pd.DataFrame):
     """Rows = tasks, columns = datasets: exact expected error against ε (log y), MC overlay.
 
+    The y axis starts at 1 or lower, so that every positive lower end of a Monte Carlo interval is
+    shown; an interval reaching 0 or below (heavy tails, normal approximation) ends in a "v" on the
+    axis, and a Monte Carlo mean of 0 is a hollow circle on the axis.
+
     ``data``: columns dataset, task, epsilon, series, kind (exact | sampled), error, ci_low, ci_high.
     """
     tasks = list(dict.fromkeys(data.task))
@@ -21,26 +25,36 @@ def utility_grid(data: pd.DataFrame):
             panel = data[(data.task == task) & (data.dataset == dataset)]
             for series, rows in panel[panel.kind == "exact"].groupby("series", sort=False):
                 ax.plot(rows.epsilon, rows.error, label=series)
-            for series, rows in panel[panel.kind == "sampled"].groupby("series", sort=False):
+            sampled = panel[panel.kind == "sampled"]
+            lows = sampled.ci_low[sampled.ci_low > 0]
+            bottom = min(1.0, 0.5 * lows.min()) if len(lows) else 1.0
+            for series, rows in sampled.groupby("series", sort=False):
+                shown = rows[rows.error > 0]
                 ax.errorbar(
-                    rows.epsilon,
-                    rows.error,
-                    yerr=[rows.error - rows.ci_low, rows.ci_high - rows.error],
+                    shown.epsilon,
+                    shown.error,
+                    yerr=[shown.error - shown.ci_low.clip(lower=bottom), shown.ci_high - shown.error],
                     fmt="o",
                     ms=3,
                     capsize=2,
                     color="k",
                     label=series,
                 )
+                for on_axis, marker in ((shown[shown.ci_low <= 0], "v"), (rows[rows.error == 0], "o")):
+                    if len(on_axis):
+                        ax.plot(
+                            on_axis.epsilon, [bottom] * len(on_axis), marker, ms=4, mfc="none", color="k", clip_on=False
+                        )
             ax.set_yscale("log")
-            ax.set_ylim(bottom=1)
+            ax.set_ylim(bottom=bottom)
             ax.ticklabel_format(axis="x", style="sci", scilimits=(-2, 2))
             ax.set_title(f"{dataset} — {task}")
             if i == len(tasks) - 1:
                 ax.set_xlabel("ε")
             if j == 0:
                 ax.set_ylabel("expected error")
-    axes[0][0].legend(loc="upper right")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside lower center", ncol=len(labels))
     return figure
 
 
@@ -166,7 +180,7 @@ def value_against_epsilon(data: pd.DataFrame, value: str, ylabel: str, titles: d
     (dataset, task) to the panel title; panels of the datasets in ``log_y`` get a log y axis.
     """
     panels = list(titles)
-    figure, axes = new_figure(1, len(panels), width=2.9 * len(panels), height=3.2)
+    figure, axes = new_figure(1, len(panels), width=2.9 * len(panels), height=3.5)
     for ax, (dataset, task) in zip(axes[0], panels):
         panel = data[(data.dataset == dataset) & (data.task == task)]
         for method, rows in panel.groupby("method", sort=False):
@@ -181,5 +195,6 @@ def value_against_epsilon(data: pd.DataFrame, value: str, ylabel: str, titles: d
         ax.set_xlabel("ε")
         ax.set_title(titles[(dataset, task)])
     axes[0][0].set_ylabel(ylabel)
-    axes[0][0].legend()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside lower center", ncol=len(labels))  # covers no curve
     return figure

@@ -7,7 +7,9 @@ import pandas as pd
 
 from dpreplication.plotting.core import new_figure
 
-_MARKERS = {"EM = RNM-Gumbel": "v", "RNM-Laplace": "^"}
+_EXACT_MARKERS = {"EM = RNM-Gumbel": ("v", -0.31), "RNM-Laplace": ("^", 0.31)}
+"""Exact pmfs other than the reference: (marker, x offset), each on its own side of the bar."""
+_SAMPLED_MARKERS = ("o", "s", "D", "P", "X", "h")
 
 
 def pmf_bars(data: pd.DataFrame, reference: str = "P&F = RNM-Exp"):
@@ -25,23 +27,23 @@ def pmf_bars(data: pd.DataFrame, reference: str = "P&F = RNM-Exp"):
         base = exact[exact.series == reference]
         ax.bar(base.item, base.probability, width=0.8, color="0.85", edgecolor="0.4", label=f"{reference} (exact)")
         algorithms = list(dict.fromkeys(sampled.series))
-        offsets = np.linspace(-0.3, 0.3, len(algorithms)) if len(algorithms) > 1 else [0.0]
-        for offset, algorithm in zip(offsets, algorithms):
+        offsets = np.linspace(-0.15, 0.15, len(algorithms)) if len(algorithms) > 1 else [0.0]
+        for offset, marker, algorithm in zip(offsets, _SAMPLED_MARKERS, algorithms):
             rows = sampled[sampled.series == algorithm]
             ax.errorbar(
                 rows.item + offset,
                 rows.probability,
                 yerr=[rows.probability - rows.ci_low, rows.ci_high - rows.probability],
-                fmt="o",
-                ms=3,
+                fmt=marker,
+                ms=3.5,
                 capsize=2,
                 label=f"{algorithm} (n={int(rows.n.iloc[0]):,})",
             )
-        for series, marker in _MARKERS.items():
+        for series, (marker, offset) in _EXACT_MARKERS.items():
             rows = exact[exact.series == series]
             if len(rows):
                 ax.scatter(
-                    rows.item,
+                    rows.item + offset,
                     rows.probability,
                     marker=marker,
                     s=30,

@@ -102,7 +102,7 @@ def gamma_shapes(data: pd.DataFrame, ncols: int = 3):
     return figure
 
 
-def _error_panel(ax, panel: pd.DataFrame, annotate: bool) -> None:
+def _error_panel(ax, panel: pd.DataFrame, annotate: bool, log_y: bool = False) -> None:
     ms = list(dict.fromkeys(panel.m))
     series_list = list(dict.fromkeys(panel.series))
     width = 0.8 / len(series_list)
@@ -137,14 +137,19 @@ def _error_panel(ax, panel: pd.DataFrame, annotate: bool) -> None:
                     color="0.25",
                 )
     ax.set_xticks(x, [f"m = {m:g}" for m in ms])
-    if top > 0:
+    positive = panel.error_mean[panel.error_mean > 0]
+    if log_y and len(positive):
+        ax.set_yscale("log")
+        ax.set_ylim(positive.min() / 3, top * 8)  # room below the smallest bar and for the labels above
+    elif top > 0:
         ax.set_ylim(0, top * 1.22)
     else:
         ax.set_ylim(0, 1)
 
 
-def ensemble_errors(data: pd.DataFrame):
-    """Bars of E(DaRRM_γ) (mean ± std over repeats) per m and series; one panel per actual prior.
+def ensemble_errors(data: pd.DataFrame, log_y=()):
+    """Bars of E(DaRRM_γ) (mean ± std over repeats) per m and series; one panel per actual prior,
+    on a log y axis for the priors in ``log_y``.
 
     ``data``: columns figure, K, m, epsilon, Delta, series, actual_prior, error_mean, error_std,
     n_draws, n_repeats, note (the ``ERROR_COLUMNS`` table).
@@ -156,8 +161,9 @@ def ensemble_errors(data: pd.DataFrame):
     figure, axes = new_figure(1, len(priors), width=max(6.4, panel_width * len(priors)), height=4.0)
     for ax, prior in zip(axes[0], priors):
         panel = data[data.actual_prior == prior]
-        _error_panel(ax, panel, annotate=True)
-        ax.set_title(PRIOR_TITLES.get(prior, f"actual prior {prior}"))
+        _error_panel(ax, panel, annotate=True, log_y=prior in log_y)
+        title = PRIOR_TITLES.get(prior, f"actual prior {prior}")
+        ax.set_title(title + (" (log scale)" if prior in log_y else ""))
         if (panel.error_mean == 0).all() and panel.note.astype(str).str.len().max() > 0:
             ax.text(
                 0.5,
@@ -207,8 +213,8 @@ def feasible_region(data: pd.DataFrame):
     ax.plot([0, 1], [0, 1], color="0.5", lw=0.6, ls=":")
     for _, vertex in region.iterrows():
         name = f"({vertex.p:.3g}, {vertex.p_prime:.3g})"
-        if np.isclose(vertex.p, vertex.p_prime):  # (0,0) and (1,1): inside the square
-            offset, align = ((6, 2), "left") if vertex.p < 0.5 else ((-6, -10), "right")
+        if np.isclose(vertex.p, vertex.p_prime):  # (0,0) inside the square; (1,1) right of it, clear of (c), (d)
+            offset, align = ((6, 2), "left") if vertex.p < 0.5 else ((6, -3), "left")
         else:
             offset, align = ((6, -10), "left") if vertex.p > vertex.p_prime else ((-6, 4), "right")
         ax.annotate(name, (vertex.p, vertex.p_prime), xytext=offset, textcoords="offset points", fontsize=7, ha=align)
