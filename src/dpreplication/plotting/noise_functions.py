@@ -55,6 +55,11 @@ PRIOR_TITLES = {
 }
 
 
+F9_LOG_PANELS = ("U[0,0.1]", "U[0.4,0.6]")
+"""F9's panels on a log y axis (the paper's are linear): there the errors of γ_opt-U and γ_opt-P
+are 10²–10⁴ times below γ_const's and invisible on a linear axis."""
+
+
 def _style(series: str) -> dict:
     return SERIES_STYLE.get(series, dict(label=series, marker="o", ls="-"))
 
