@@ -344,53 +344,22 @@ def intra_cluster_variance(T: np.ndarray, centres: np.ndarray, max_cells: int = 
     return float(_nearest(T, np.asarray(centres, dtype=float), max_cells)[1].mean())
 
 
-def kmeans_plus_plus(T: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """k-means++ seeding (Arthur & Vassilvitskii 2007): first centre uniform, then ``P(t) ∝ D(t)²``."""
-    T = np.asarray(T, dtype=float)
-    centres = np.empty((k, T.shape[1]))
-    centres[0] = T[rng.integers(T.shape[0])]
-    closest = squared_distances(T, centres[:1])[:, 0]
-    for i in range(1, k):
-        total = closest.sum()
-        index = rng.choice(T.shape[0], p=closest / total) if total > 0 else rng.integers(T.shape[0])
-        centres[i] = T[index]
-        closest = np.minimum(closest, squared_distances(T, centres[i : i + 1])[:, 0])
-    return centres
-
-
-def _lloyd(T: np.ndarray, centres: np.ndarray, max_iter: int, max_cells: int) -> tuple[np.ndarray, float]:
-    """Lloyd iterations until the assignment stops changing; an emptied cluster keeps its centre."""
-    k = centres.shape[0]
-    labels = None
-    for _ in range(max_iter):
-        new_labels, _ = _nearest(T, centres, max_cells)
-        if labels is not None and np.array_equal(new_labels, labels):
-            break
-        labels = new_labels
-        counts = np.bincount(labels, minlength=k)
-        sums = np.stack([np.bincount(labels, weights=T[:, j], minlength=k) for j in range(T.shape[1])], axis=1)
-        occupied = counts > 0
-        centres = centres.copy()
-        centres[occupied] = sums[occupied] / counts[occupied, None]
-    return centres, float(_nearest(T, centres, max_cells)[1].mean())
-
-
 def lloyd_kmeans(
-    T: np.ndarray,
-    k: int,
-    rng: np.random.Generator,
-    restarts: int = 10,
-    max_iter: int = 300,
-    max_cells: int = 1 << 22,
+    T: np.ndarray, k: int, rng: np.random.Generator, restarts: int = 10, max_iter: int = 300
 ) -> np.ndarray:
     """Non-private k-means (spec §3.1): Lloyd from k-means++ seeds, best of ``restarts`` by intra-cluster variance.
 
-    Each restart runs at most ``max_iter`` assignment/update rounds. Returns centres ``(k, dim)``.
+    scikit-learn's ``KMeans`` (Lloyd's algorithm, ``tol=0``: each restart iterates until the
+    assignment stops changing or ``max_iter`` rounds), single-threaded so that a result does not
+    depend on the machine, seeded by one draw from ``rng``. Returns centres ``(k, dim)``.
     """
-    T = np.asarray(T, dtype=float)
-    best, best_variance = None, np.inf
-    for _ in range(restarts):
-        centres, variance = _lloyd(T, kmeans_plus_plus(T, k, rng), max_iter, max_cells)
-        if variance < best_variance:
-            best, best_variance = centres, variance
-    return best
+    from sklearn.cluster import KMeans  # lazy: most jobs never cluster
+    from threadpoolctl import threadpool_limits
+
+    seed = int(rng.integers(np.iinfo(np.int32).max))
+    model = KMeans(
+        k, init="k-means++", n_init=restarts, max_iter=max_iter, tol=0.0, algorithm="lloyd", random_state=seed
+    )
+    with threadpool_limits(limits=1):
+        model.fit(np.asarray(T, dtype=float))
+    return model.cluster_centers_
