@@ -1,18 +1,20 @@
 """Glue between Snakemake scripts and the package: logging, outputs, provenance.
 
 A workflow script is three lines: compute a tidy DataFrame with a package
-function, draw it with a plotting function, and :func:`publish` both.
+function, draw it with a plotting function, and :func:`publish` both. A job rule
+that repeats a computation runs a batch of repetitions (:func:`for_each_repetition`),
+each still seeded by its own repetition index, so the batch size changes no number.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
-from dpreplication.plotting import save_png
 from dpreplication.provenance import write_sidecar, write_table
 
 
@@ -52,6 +54,8 @@ def publish(snakemake, data: pd.DataFrame, figure=None, *, prefix: str = "") -> 
     write_table(data, output[f"{prefix}csv"], output.get(f"{prefix}md"), output.get(f"{prefix}tex"))
     written = [output[f"{prefix}csv"]]
     if figure is not None:
+        from dpreplication.plotting import save_png  # lazy: table-only jobs never load matplotlib
+
         written.append(save_png(figure, output[f"{prefix}png"]))
     written += [output[f"{prefix}{kind}"] for kind in ("md", "tex") if f"{prefix}{kind}" in output.keys()]
     write_sidecar(
@@ -63,3 +67,26 @@ def publish(snakemake, data: pd.DataFrame, figure=None, *, prefix: str = "") -> 
         outputs=written,
     )
     logging.getLogger(snakemake.rule).info("wrote %s", ", ".join(str(Path(w)) for w in written))
+
+
+def batch_labels(count: int, size: int) -> list[str]:
+    """``range(count)`` cut into consecutive batches of at most ``size``, labelled ``"first-last"``
+    (both included): the ``repetitions`` wildcard of a batched job rule."""
+    if count < 0 or size < 1:
+        raise ValueError(f"batch_labels: need count >= 0 and size >= 1, got count={count}, size={size}")
+    return [f"{start}-{min(start + size, count) - 1}" for start in range(0, count, size)]
+
+
+def batch_repetitions(label: str) -> range:
+    """The repetitions of a batch label ``"first-last"`` (inverse of :func:`batch_labels`)."""
+    first, last = map(int, label.split("-"))
+    if last < first:
+        raise ValueError(f"batch label {label!r}: the last repetition precedes the first")
+    return range(first, last + 1)
+
+
+def for_each_repetition(snakemake, job: Callable[[int], pd.DataFrame]) -> None:
+    """Run ``job(repetition)`` for each repetition of this job's batch (wildcard ``repetitions``)
+    and write their rows, in repetition order, to ``output[0]``."""
+    frames = [job(repetition) for repetition in batch_repetitions(snakemake.wildcards.repetitions)]
+    pd.concat(frames, ignore_index=True).to_csv(snakemake.output[0], index=False)

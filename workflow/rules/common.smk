@@ -221,6 +221,7 @@ def darrm_prediction_inputs(output):
 
 # ---------------------------------------------------------------- PrivGene (spec shared/specs/privgene.md)
 from dpreplication.replications.privgene import DATASETS as PRIVGENE_DATASETS  # noqa: E402
+from dpreplication.workflow import batch_labels  # noqa: E402
 
 
 def privgene_data(name):
@@ -244,9 +245,15 @@ def privgene_job_settings(figure, algorithm=True):
     return {**section, "algorithm": settings("privgene/algorithm")} if algorithm else section
 
 
+def repetition_batches(count):
+    """Repetitions (or k-means runs) ``0..count-1`` as the batch labels of the job rules:
+    ``privgene.repetitions_per_job`` consecutive repetitions per job, each seeded by its own index."""
+    return batch_labels(count, settings("privgene")["repetitions_per_job"])
+
+
 def privgene_jobs(pattern, figure, **wildcards):
-    """Every job output of ``figure``: ``pattern`` expanded over ``wildcards`` and its repetitions."""
-    return expand(pattern, repetition=range(settings(f"privgene/{figure}")["repetitions"]), **wildcards)
+    """Every job output of ``figure``: ``pattern`` expanded over ``wildcards`` and its repetition batches."""
+    return expand(pattern, repetitions=repetition_batches(settings(f"privgene/{figure}")["repetitions"]), **wildcards)
 
 
 def privgene_c_values():
@@ -289,7 +296,7 @@ def privgene_paper_r_jobs(ablation_job):
     """The ablation jobs: every configured (US/BR dataset, task, repetition)."""
     section = settings("privgene/comparison")
     return expand(ablation_job, pg_dataset=section["paper_r"]["datasets"], task=["lr", "svm"],
-                  repetition=range(section["repetitions"]))
+                  repetitions=repetition_batches(section["repetitions"]))
 
 
 def privgene_kmeans_settings(wildcards):
@@ -307,7 +314,7 @@ def privgene_comparison_jobs(job, reference):
     for task, methods in section["methods"].items():
         for method in methods:
             paths += expand(reference if method == "NoPrivacy" else job, pg_dataset=section["datasets"], task=task,
-                            method=method, repetition=range(section["repetitions"]))
+                            method=method, repetitions=repetition_batches(section["repetitions"]))
     return paths
 
 
@@ -315,4 +322,4 @@ def privgene_kmeans_jobs(pattern):
     """Every Fig. 5 job output: ``pattern`` per configured (dataset, k), method and run."""
     section = settings("privgene/comparison")["kmeans"]
     return [path for dataset, ks in section["panels"].items()
-            for path in expand(pattern, pg_dataset=dataset, k=ks, method=section["methods"], repetition=range(section["runs"]))]
+            for path in expand(pattern, pg_dataset=dataset, k=ks, method=section["methods"], repetitions=repetition_batches(section["runs"]))]

@@ -12,7 +12,7 @@ PG_CODE = sorted(set(PG_JOB_CODE) | set(code_inputs("replications/privgene_figur
 PG_WORK = f"{WORK}/{PG}"
 
 PG_WILDCARDS = {"pg_dataset": "|".join(PRIVGENE_DATASETS), "task": "lr|svm", "variant": "EEM|EM|EEM-RNMExp",
-                "method": "NoPrivacy|Majority", "repetition": r"\d+", "c": r"[0-9.e-]+"}
+                "method": "NoPrivacy|Majority", "repetitions": r"\d+-\d+", "c": r"[0-9.e-]+"}
 
 
 rule privgene_dataset:
@@ -43,16 +43,16 @@ rule privgene_table2:
 
 
 rule privgene_choice_of_c_job:
-    message: "PrivGene: Fig. 2 job, {wildcards.pg_dataset} {wildcards.task} c={wildcards.c} repetition {wildcards.repetition}"
+    message: "PrivGene: Fig. 2 job, {wildcards.pg_dataset} {wildcards.task} c={wildcards.c} repetitions {wildcards.repetitions}"
     wildcard_constraints: **PG_WILDCARDS
     input:
         data=privgene_data("{pg_dataset}"),
         code=PG_JOB_CODE,
-    output: f"{PG_WORK}/choice_of_c/{{pg_dataset}}/{{task}}/c{{c}}/rep{{repetition}}.csv"
+    output: f"{PG_WORK}/choice_of_c/{{pg_dataset}}/{{task}}/c{{c}}/reps{{repetitions}}.csv"
     params: settings=privgene_job_settings("choice_of_c"), seed=SEED
     conda: ENVIRONMENT
-    log: f"{LOGS}/{PG}/choice_of_c/{{pg_dataset}}/{{task}}/c{{c}}/rep{{repetition}}.log"
-    benchmark: f"{BENCHMARKS}/{PG}/choice_of_c/{{pg_dataset}}/{{task}}/c{{c}}/rep{{repetition}}.tsv"
+    log: f"{LOGS}/{PG}/choice_of_c/{{pg_dataset}}/{{task}}/c{{c}}/reps{{repetitions}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/choice_of_c/{{pg_dataset}}/{{task}}/c{{c}}/reps{{repetitions}}.tsv"
     script: "../scripts/privgene/choice_of_c_job.py"
 
 
@@ -75,33 +75,33 @@ rule privgene_choice_of_c:
 
 
 rule privgene_eem_vs_em_job:
-    message: "PrivGene: Figs 6–7 job, {wildcards.pg_dataset} {wildcards.task} {wildcards.variant} repetition {wildcards.repetition}"
+    message: "PrivGene: Figs 6–7 job, {wildcards.pg_dataset} {wildcards.task} {wildcards.variant} repetitions {wildcards.repetitions}"
     wildcard_constraints: **PG_WILDCARDS
     input:
         data=privgene_data("{pg_dataset}"),
         code=PG_JOB_CODE,
-    output: f"{PG_WORK}/eem_vs_em/{{pg_dataset}}/{{task}}/{{variant}}/rep{{repetition}}.csv"
+    output: f"{PG_WORK}/eem_vs_em/{{pg_dataset}}/{{task}}/{{variant}}/reps{{repetitions}}.csv"
     params: settings=privgene_job_settings("eem_vs_em"), seed=SEED
     conda: ENVIRONMENT
-    log: f"{LOGS}/{PG}/eem_vs_em/{{pg_dataset}}/{{task}}/{{variant}}/rep{{repetition}}.log"
-    benchmark: f"{BENCHMARKS}/{PG}/eem_vs_em/{{pg_dataset}}/{{task}}/{{variant}}/rep{{repetition}}.tsv"
+    log: f"{LOGS}/{PG}/eem_vs_em/{{pg_dataset}}/{{task}}/{{variant}}/reps{{repetitions}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/eem_vs_em/{{pg_dataset}}/{{task}}/{{variant}}/reps{{repetitions}}.tsv"
     script: "../scripts/privgene/eem_vs_em_job.py"
 
 
 rule privgene_paper_r_job:
-    message: "PrivGene: Figs 6–7 at the paper's r, {wildcards.pg_dataset} {wildcards.task} {wildcards.variant} repetition {wildcards.repetition}"
+    message: "PrivGene: Figs 6–7 at the paper's r, {wildcards.pg_dataset} {wildcards.task} {wildcards.variant} repetitions {wildcards.repetitions}"
     wildcard_constraints: **PG_WILDCARDS
     input:
         data=privgene_data("{pg_dataset}"),
         code=PG_CODE,
-    output: f"{PG_WORK}/eem_vs_em_paper_r/{{pg_dataset}}/{{task}}/{{variant}}/rep{{repetition}}.csv"
+    output: f"{PG_WORK}/eem_vs_em_paper_r/{{pg_dataset}}/{{task}}/{{variant}}/reps{{repetitions}}.csv"
     params:
         settings=lambda w: {**privgene_job_settings("eem_vs_em"),
                             "paper_r": settings(f"{PG}/eem_vs_em")["paper_iterations"][w.pg_dataset]},
         seed=SEED,
     conda: ENVIRONMENT
-    log: f"{LOGS}/{PG}/eem_vs_em_paper_r/{{pg_dataset}}/{{task}}/{{variant}}/rep{{repetition}}.log"
-    benchmark: f"{BENCHMARKS}/{PG}/eem_vs_em_paper_r/{{pg_dataset}}/{{task}}/{{variant}}/rep{{repetition}}.tsv"
+    log: f"{LOGS}/{PG}/eem_vs_em_paper_r/{{pg_dataset}}/{{task}}/{{variant}}/reps{{repetitions}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/eem_vs_em_paper_r/{{pg_dataset}}/{{task}}/{{variant}}/reps{{repetitions}}.tsv"
     script: "../scripts/privgene/paper_r_job.py"
 
 
@@ -120,17 +120,17 @@ rule privgene_svm_c:
 
 
 rule privgene_reference_job:
-    message: "PrivGene: {wildcards.method} job, {wildcards.pg_dataset} {wildcards.task} repetition {wildcards.repetition}"
+    message: "PrivGene: {wildcards.method} job, {wildcards.pg_dataset} {wildcards.task} repetitions {wildcards.repetitions}"
     wildcard_constraints: **PG_WILDCARDS
     input:
         unpack(privgene_tuned_c),
         data=privgene_data("{pg_dataset}"),
         code=PG_JOB_CODE,
-    output: f"{PG_WORK}/reference/{{pg_dataset}}/{{task}}/{{method}}/rep{{repetition}}.csv"
+    output: f"{PG_WORK}/reference/{{pg_dataset}}/{{task}}/{{method}}/reps{{repetitions}}.csv"
     params: settings=privgene_job_settings("reference", algorithm=False), seed=SEED
     conda: ENVIRONMENT
-    log: f"{LOGS}/{PG}/reference/{{pg_dataset}}/{{task}}/{{method}}/rep{{repetition}}.log"
-    benchmark: f"{BENCHMARKS}/{PG}/reference/{{pg_dataset}}/{{task}}/{{method}}/rep{{repetition}}.tsv"
+    log: f"{LOGS}/{PG}/reference/{{pg_dataset}}/{{task}}/{{method}}/reps{{repetitions}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/reference/{{pg_dataset}}/{{task}}/{{method}}/reps{{repetitions}}.tsv"
     script: "../scripts/privgene/reference_job.py"
 
 
@@ -208,31 +208,31 @@ rule privgene_comparison_job:
     block fits and PrivateSVM's non-private weights do not depend on ε and are computed once per
     fold (spec §3.5, §3.6); every (fold, ε) still draws its own seeded stream, so a point's value
     does not depend on the rest of the grid. NoPrivacy is the reference job of the same folds."""
-    message: "PrivGene: Figs 3–4 job, {wildcards.pg_dataset} {wildcards.task} {wildcards.method} repetition {wildcards.repetition}"
+    message: "PrivGene: Figs 3–4 job, {wildcards.pg_dataset} {wildcards.task} {wildcards.method} repetitions {wildcards.repetitions}"
     wildcard_constraints: **{**PG_WILDCARDS, "method": "PrivGene|PrivateERM|FM|PrivateSVM|GUPT|Majority"}
     input:
         data=privgene_data("{pg_dataset}"),
         code=PGC_JOB_CODE,
-    output: f"{PG_WORK}/comparison/{{pg_dataset}}/{{task}}/{{method}}/rep{{repetition}}.csv"
+    output: f"{PG_WORK}/comparison/{{pg_dataset}}/{{task}}/{{method}}/reps{{repetitions}}.csv"
     params: settings=privgene_comparison_settings, seed=SEED
     conda: ENVIRONMENT
-    log: f"{LOGS}/{PG}/comparison/{{pg_dataset}}/{{task}}/{{method}}/rep{{repetition}}.log"
-    benchmark: f"{BENCHMARKS}/{PG}/comparison/{{pg_dataset}}/{{task}}/{{method}}/rep{{repetition}}.tsv"
+    log: f"{LOGS}/{PG}/comparison/{{pg_dataset}}/{{task}}/{{method}}/reps{{repetitions}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/comparison/{{pg_dataset}}/{{task}}/{{method}}/reps{{repetitions}}.tsv"
     script: "../scripts/privgene/comparison_job.py"
 
 
 rule privgene_kmeans_job:
     """One run of one method on the full scaled data over the whole ε grid (GUPT's block fits shared)."""
-    message: "PrivGene: Fig. 5 job, {wildcards.pg_dataset} k={wildcards.k} {wildcards.method} run {wildcards.repetition}"
+    message: "PrivGene: Fig. 5 job, {wildcards.pg_dataset} k={wildcards.k} {wildcards.method} runs {wildcards.repetitions}"
     wildcard_constraints: **{**PG_WILDCARDS, "pg_dataset": "Lifesci|Image", "method": "PrivGene|GUPT|NoPrivacy", "k": r"\d+"}
     input:
         data=privgene_data("{pg_dataset}"),
         code=PGC_JOB_CODE,
-    output: f"{PG_WORK}/kmeans/{{pg_dataset}}/k{{k}}/{{method}}/run{{repetition}}.csv"
+    output: f"{PG_WORK}/kmeans/{{pg_dataset}}/k{{k}}/{{method}}/runs{{repetitions}}.csv"
     params: settings=privgene_kmeans_settings, seed=SEED
     conda: ENVIRONMENT
-    log: f"{LOGS}/{PG}/kmeans/{{pg_dataset}}/k{{k}}/{{method}}/run{{repetition}}.log"
-    benchmark: f"{BENCHMARKS}/{PG}/kmeans/{{pg_dataset}}/k{{k}}/{{method}}/run{{repetition}}.tsv"
+    log: f"{LOGS}/{PG}/kmeans/{{pg_dataset}}/k{{k}}/{{method}}/runs{{repetitions}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/kmeans/{{pg_dataset}}/k{{k}}/{{method}}/runs{{repetitions}}.tsv"
     script: "../scripts/privgene/kmeans_job.py"
 
 
@@ -263,16 +263,16 @@ register(PG, rules.privgene_comparison.output)
 rule privgene_paper_r_comparison_job:
     """PrivGene at the paper's r for the small ε of the grid on the smaller US/BR copies (c
     rescaled); the same streams as the main PrivGene job, so the pair differs only in r."""
-    message: "PrivGene: Figs 3–4 at the paper's r, {wildcards.pg_dataset} {wildcards.task} repetition {wildcards.repetition}"
+    message: "PrivGene: Figs 3–4 at the paper's r, {wildcards.pg_dataset} {wildcards.task} repetitions {wildcards.repetitions}"
     wildcard_constraints: **PG_WILDCARDS
     input:
         data=privgene_data("{pg_dataset}"),
         code=PGC_JOB_CODE,
-    output: f"{PG_WORK}/comparison_paper_r/{{pg_dataset}}/{{task}}/rep{{repetition}}.csv"
+    output: f"{PG_WORK}/comparison_paper_r/{{pg_dataset}}/{{task}}/reps{{repetitions}}.csv"
     params: settings=privgene_paper_r_settings, seed=SEED
     conda: ENVIRONMENT
-    log: f"{LOGS}/{PG}/comparison_paper_r/{{pg_dataset}}/{{task}}/rep{{repetition}}.log"
-    benchmark: f"{BENCHMARKS}/{PG}/comparison_paper_r/{{pg_dataset}}/{{task}}/rep{{repetition}}.tsv"
+    log: f"{LOGS}/{PG}/comparison_paper_r/{{pg_dataset}}/{{task}}/reps{{repetitions}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/comparison_paper_r/{{pg_dataset}}/{{task}}/reps{{repetitions}}.tsv"
     script: "../scripts/privgene/paper_r_comparison_job.py"
 
 
@@ -320,20 +320,20 @@ rule privgene_reachable_set:
 
 
 rule privgene_schedule_ablation_job:
-    message: "PrivGene: mutation schedules at one ε, {wildcards.pg_dataset} {wildcards.task} repetition {wildcards.repetition}"
+    message: "PrivGene: mutation schedules at one ε, {wildcards.pg_dataset} {wildcards.task} repetitions {wildcards.repetitions}"
     wildcard_constraints: **PG_WILDCARDS
     input:
         unpack(lambda w: {"tuned_C": f"{PG_WORK}/reference/{w.pg_dataset}/svm_C.csv"} if w.task == "svm" else {}),
         data=privgene_data("{pg_dataset}"),
         code=PGA_JOB_CODE,
-    output: f"{PG_WORK}/schedule_ablation/{{pg_dataset}}/{{task}}/rep{{repetition}}.csv"
+    output: f"{PG_WORK}/schedule_ablation/{{pg_dataset}}/{{task}}/reps{{repetitions}}.csv"
     params:
         settings={**{k: v for k, v in settings(f"{PGA}/schedules").items() if k in ("epsilon", "variants")},
                   "algorithm": settings(f"{PG}/algorithm"), "folds": settings(f"{PG}/protocol")["folds"]},
         seed=SEED,
     conda: ENVIRONMENT
-    log: f"{LOGS}/{PG}/schedule_ablation/{{pg_dataset}}/{{task}}/rep{{repetition}}.log"
-    benchmark: f"{BENCHMARKS}/{PG}/schedule_ablation/{{pg_dataset}}/{{task}}/rep{{repetition}}.tsv"
+    log: f"{LOGS}/{PG}/schedule_ablation/{{pg_dataset}}/{{task}}/reps{{repetitions}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/schedule_ablation/{{pg_dataset}}/{{task}}/reps{{repetitions}}.tsv"
     script: "../scripts/privgene/schedule_ablation_job.py"
 
 
@@ -341,7 +341,7 @@ rule privgene_schedule_ablation:
     message: "PrivGene: additive decay and larger first steps against the paper's schedule (paired, spec §9)"
     input:
         jobs=expand(rules.privgene_schedule_ablation_job.output[0], pg_dataset=settings(f"{PGA}/schedules")["datasets"],
-                    task=["lr", "svm"], repetition=range(settings(f"{PGA}/schedules")["repetitions"])),
+                    task=["lr", "svm"], repetitions=repetition_batches(settings(f"{PGA}/schedules")["repetitions"])),
         code=PGA_CODE,
     output: **published(PG, "schedule_ablation", ("png", "csv", "md", "json"), "privgene_schedule_ablation.rst")
     params: settings=settings(f"{PGA}/schedules")
@@ -352,19 +352,19 @@ rule privgene_schedule_ablation:
 
 
 rule privgene_choice_of_c_epsilon_job:
-    message: "PrivGene: Fig. 2 at other ε, {wildcards.pg_dataset} {wildcards.task} repetition {wildcards.repetition}"
+    message: "PrivGene: Fig. 2 at other ε, {wildcards.pg_dataset} {wildcards.task} repetitions {wildcards.repetitions}"
     wildcard_constraints: **PG_WILDCARDS
     input:
         data=privgene_data("{pg_dataset}"),
         code=PGA_JOB_CODE,
-    output: f"{PG_WORK}/choice_of_c_epsilon/{{pg_dataset}}/{{task}}/rep{{repetition}}.csv"
+    output: f"{PG_WORK}/choice_of_c_epsilon/{{pg_dataset}}/{{task}}/reps{{repetitions}}.csv"
     params:
         settings={"epsilons": settings(f"{PGA}/choice_of_c")["epsilons"], "c_grid": settings(f"{PG}/choice_of_c")["c_grid"],
                   "algorithm": settings(f"{PG}/algorithm"), **settings(f"{PG}/protocol")},
         seed=SEED,
     conda: ENVIRONMENT
-    log: f"{LOGS}/{PG}/choice_of_c_epsilon/{{pg_dataset}}/{{task}}/rep{{repetition}}.log"
-    benchmark: f"{BENCHMARKS}/{PG}/choice_of_c_epsilon/{{pg_dataset}}/{{task}}/rep{{repetition}}.tsv"
+    log: f"{LOGS}/{PG}/choice_of_c_epsilon/{{pg_dataset}}/{{task}}/reps{{repetitions}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/choice_of_c_epsilon/{{pg_dataset}}/{{task}}/reps{{repetitions}}.tsv"
     script: "../scripts/privgene/choice_of_c_epsilon_job.py"
 
 
@@ -373,7 +373,7 @@ rule privgene_choice_of_c_epsilon:
     input:
         jobs=expand(rules.privgene_choice_of_c_epsilon_job.output[0], pg_dataset=settings(f"{PG}/choice_of_c")["datasets"],
                     task=settings(f"{PG}/choice_of_c")["tasks"],
-                    repetition=range(settings(f"{PGA}/choice_of_c")["repetitions"])),
+                    repetitions=repetition_batches(settings(f"{PGA}/choice_of_c")["repetitions"])),
         code=PGA_CODE,
     output: **published(PG, "fig2_by_epsilon", ("png", "csv", "md", "json"), "privgene_fig2_by_epsilon.rst")
     params:

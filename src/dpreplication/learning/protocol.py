@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from dpreplication import seeding
 
@@ -82,6 +81,8 @@ def mean_confidence_interval(values, confidence: float = 0.95) -> dict[str, floa
         return {"mean": mean, "std": np.nan, "sem": np.nan, "ci_low": np.nan, "ci_high": np.nan, "runs": runs}
     std = float(values.std(ddof=1))
     sem = std / np.sqrt(runs)
+    from scipy import stats  # lazy: the jobs that only evaluate folds never load scipy.stats
+
     half = float(stats.t.ppf(0.5 + confidence / 2, runs - 1)) * sem
     return {"mean": mean, "std": std, "sem": sem, "ci_low": mean - half, "ci_high": mean + half, "runs": runs}
 

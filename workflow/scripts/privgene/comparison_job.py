@@ -1,15 +1,18 @@
 from dpreplication.data import tabular
 from dpreplication.replications import privgene_comparison
-from dpreplication.workflow import start
+from dpreplication.workflow import for_each_repetition, start
 
 start(snakemake)
 w = snakemake.wildcards
-frame = privgene_comparison.comparison_job(
-    tabular.load(snakemake.input.data),
-    w.task,
-    w.method,
-    int(w.repetition),
-    seed=snakemake.params.seed,
-    **snakemake.params.settings,
+data = tabular.load(snakemake.input.data)
+for_each_repetition(
+    snakemake,
+    lambda repetition: privgene_comparison.comparison_job(
+        data,
+        w.task,
+        w.method,
+        repetition,
+        seed=snakemake.params.seed,
+        **snakemake.params.settings,
+    ),
 )
-frame.to_csv(snakemake.output[0], index=False)

@@ -1,14 +1,17 @@
 from dpreplication.data import tabular
 from dpreplication.replications import privgene_comparison
-from dpreplication.workflow import start
+from dpreplication.workflow import for_each_repetition, start
 
 start(snakemake)
 w = snakemake.wildcards
-frame = privgene_comparison.paper_r_comparison_job(
-    tabular.load(snakemake.input.data),
-    w.task,
-    int(w.repetition),
-    seed=snakemake.params.seed,
-    **snakemake.params.settings,
+data = tabular.load(snakemake.input.data)
+for_each_repetition(
+    snakemake,
+    lambda repetition: privgene_comparison.paper_r_comparison_job(
+        data,
+        w.task,
+        repetition,
+        seed=snakemake.params.seed,
+        **snakemake.params.settings,
+    ),
 )
-frame.to_csv(snakemake.output[0], index=False)

@@ -1,15 +1,18 @@
 from dpreplication.data import tabular
 from dpreplication.replications import privgene_figures
-from dpreplication.workflow import start
+from dpreplication.workflow import for_each_repetition, start
 
 start(snakemake)
 w = snakemake.wildcards
-frame = privgene_figures.paper_r_job(
-    tabular.load(snakemake.input.data),
-    w.task,
-    w.variant,
-    int(w.repetition),
-    seed=snakemake.params.seed,
-    **snakemake.params.settings,
+data = tabular.load(snakemake.input.data)
+for_each_repetition(
+    snakemake,
+    lambda repetition: privgene_figures.paper_r_job(
+        data,
+        w.task,
+        w.variant,
+        repetition,
+        seed=snakemake.params.seed,
+        **snakemake.params.settings,
+    ),
 )
-frame.to_csv(snakemake.output[0], index=False)
