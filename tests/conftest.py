@@ -1,12 +1,15 @@
-"""Test-wide settings: single-threaded BLAS (bit-stable sums) and the offline data mirror."""
+"""Test-wide settings: the workflow's job environment (single-threaded BLAS, one instruction set:
+bit-stable numbers) and the offline data mirror."""
 
 import os
 from pathlib import Path
 
 import pytest
 
-for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(variable, "1")
+from dpreplication.workflow_config import JOB_ENVIRONMENT
+
+for variable, value in JOB_ENVIRONMENT.items():
+    os.environ.setdefault(variable, value)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"

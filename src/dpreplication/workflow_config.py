@@ -13,6 +13,22 @@ from pathlib import Path
 import yaml
 
 NOT_RESULTS = ("variant", "data")
+
+JOB_ENVIRONMENT = {
+    # One thread per job: floating-point sums in one order; Snakemake runs jobs in parallel instead.
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    # One instruction set on every x86-64 machine (x86-64-v3: AVX2 and FMA). On an AVX-512 host,
+    # NumPy's float64 exp/log, PyTorch's kernels, oneDNN, MKL and OpenBLAS would take other code
+    # paths that round differently, and the drift references would not reproduce bit for bit.
+    "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
+    "ATEN_CPU_CAPABILITY": "avx2",
+    "ONEDNN_MAX_CPU_ISA": "AVX2",
+    "MKL_CBWR": "AVX2",
+    "OPENBLAS_CORETYPE": "Haswell",
+}
+"""Set (unless already set) for every job by the workflow: results must not depend on the machine."""
 """Top-level keys that change where things are, not what is computed: they never make a variant."""
 
 

@@ -9,6 +9,7 @@ from snakemake.utils import min_version, validate
 
 import dpreplication
 from dpreplication.workflow_config import (
+    JOB_ENVIRONMENT,
     check_package_location,
     cross_field_problems,
     library_versions,
@@ -48,9 +49,9 @@ for _problem in [check_package_location(dpreplication.__file__, workflow.basedir
     if _problem:
         raise WorkflowError(_problem)
 
-# Single-threaded BLAS in every job keeps floating-point sums bit-stable; jobs run in parallel instead.
-for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_variable, "1")
+# Single-threaded BLAS and one instruction set in every job: bit-stable on any x86-64 machine.
+for _variable, _value in JOB_ENVIRONMENT.items():
+    os.environ.setdefault(_variable, _value)
 
 PROFILE = config["profile"]
 SEED = config["seed"]
