@@ -14,6 +14,7 @@ import pytest
 from dpreplication import drift
 from dpreplication.plotting import new_figure, save_png
 from dpreplication.scorecard import STATUSES, read_scorecard
+from dpreplication.workflow_config import JOB_ENVIRONMENT
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCES = REPO / "tests" / "references" / "quick"
@@ -76,7 +77,8 @@ def test_png_bytes_are_deterministic(tmp_path):
 @pytest.fixture(scope="session")
 def quick_run():
     """Regenerate the whole quick profile from scratch (this is what CI gates on)."""
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    # Without the job environment: the workflow must set it itself (checked through the sidecars).
+    env = {key: value for key, value in os.environ.items() if key not in JOB_ENVIRONMENT}
     shutil.rmtree(REPO / "results" / "quick", ignore_errors=True)
     result = subprocess.run(
         [
@@ -128,3 +130,4 @@ def test_quick_profile_writes_provenance_sidecars(quick_run):
             continue
         sidecar = json.loads(csv.with_suffix(".json").read_text())
         assert sidecar["profile"] == "quick" and len(sidecar["config_hash"]) == 64 and "numpy" in sidecar["packages"]
+        assert sidecar["job_environment"] == JOB_ENVIRONMENT, f"{csv.name} ran without the pinned job environment"

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import subprocess
 from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
+
+from dpreplication.workflow_config import JOB_ENVIRONMENT
 
 _PACKAGES = ("dpreplication", "numpy", "scipy", "pandas", "matplotlib", "snakemake", "cvxpy", "torch", "opacus")
 
@@ -74,7 +77,7 @@ def package_versions() -> dict[str, str]:
 def write_sidecar(path: str | Path, *, settings, seed: int | None, profile: str, outputs, variant: str = "") -> Path:
     """Write ``<output>.json``: commit and dirty flag, source-tree hash, profile and variant (the
     output tree of a run with changed parameters, ``""`` for a profile's own), config hash, seed,
-    settings and versions."""
+    settings, versions, the machine and the job environment (threads, instruction set) it ran with."""
     path = Path(path)
     record = {
         **git_state(),
@@ -87,6 +90,8 @@ def write_sidecar(path: str | Path, *, settings, seed: int | None, profile: str,
         "outputs": [Path(o).name for o in outputs],
         "python": platform.python_version(),
         "packages": package_versions(),
+        "machine": platform.machine(),
+        "job_environment": {variable: os.environ.get(variable) for variable in sorted(JOB_ENVIRONMENT)},
     }
     path.write_text(json.dumps(record, indent=2, sort_keys=True, default=str) + "\n")
     return path
