@@ -14,6 +14,23 @@ include: "workflow/rules/darrm.smk"
 include: "workflow/rules/privgene.smk"
 include: "workflow/rules/scorecard.smk"
 
+# On a cluster these run on the submitting host, not in a queue slot: fetching needs the network
+# (compute nodes often have none), and the rest read finished job tables and draw in seconds.
+localrules:
+    all,
+    fetch_data_file,
+    privgene_choice_of_c,
+    privgene_choice_of_c_epsilon,
+    privgene_comparison,
+    privgene_eem_vs_em,
+    privgene_gupt_variants,
+    privgene_paper_r_comparison,
+    privgene_reference_levels,
+    privgene_schedule_ablation,
+    paper_scorecard,
+    scorecard,
+    report_html,
+
 
 rule all:
     default_target: True
