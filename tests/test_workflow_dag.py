@@ -9,9 +9,12 @@ REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--directory", str(REPO), "--snakefile", str(REPO / "Snakefile")]
 
 
-def jobs(*args):
+def jobs(*args, profile="quick"):
     result = subprocess.run(
-        [*SNAKEMAKE, "-n", "--forceall", *args, "--config", "profile=quick"], cwd=REPO, capture_output=True, text=True
+        [*SNAKEMAKE, "-n", "--forceall", *args, "--config", f"profile={profile}"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     table = result.stdout.split("Job stats:")[1]
@@ -47,3 +50,13 @@ def test_one_figure_builds_only_what_it_needs():
 def test_a_data_figure_pulls_only_its_data():
     scheduled = jobs("results/quick/figures/permute_and_flip/anchors.csv")
     assert scheduled == {"fetch_data_file": 1, "pf_anchors": 1, "total": 2}
+
+
+def test_profiles_plan_a_job_count_a_cluster_accepts():
+    """Batched PrivGene jobs (issue 16): at most 400 jobs in the default profile and 8,000 in the
+    paper profile (unbatched they planned 1,870 and 68,078). Figs 3-4: 4 datasets x 10 private
+    methods x 10 repetitions in batches of 10 (default), x 500 repetitions in batches of 25 (paper)."""
+    default, paper = jobs(profile="default"), jobs(profile="paper")
+    assert default["total"] <= 400 and paper["total"] <= 8_000, (default["total"], paper["total"])
+    assert default["privgene_comparison_job"] == 4 * 10 * 10 // 10
+    assert paper["privgene_comparison_job"] == 4 * 10 * 500 // 25
