@@ -102,3 +102,36 @@ def test_the_workflow_refuses_a_package_from_elsewhere(tmp_path):
     assert check_package_location(REPO / "src" / "dpreplication" / "__init__.py", REPO) == ""
     message = check_package_location(tmp_path / "dpreplication" / "__init__.py", REPO)
     assert "not this checkout's" in message and "pip install -e ." in message
+
+
+class _Named(dict):
+    """The part of Snakemake's named lists that :func:`publish` uses: ``x[name]``, ``.get``, ``.keys``."""
+
+
+def _published_figure(tmp_path, epsilon, variant):
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from dpreplication.plotting import new_figure
+    from dpreplication.workflow import publish
+
+    figure, axes = new_figure()
+    axes[0][0].plot([0, 1], [0, epsilon])
+    stem = tmp_path / f"{variant or 'published'}-{epsilon}"
+    job = SimpleNamespace(
+        output=_Named(csv=f"{stem}.csv", png=f"{stem}.png", json=f"{stem}.json"),
+        params=_Named(settings={"epsilon": epsilon, "n_draws": 1000, "grid": [0.1, 0.2, 0.4, 0.8, 1.6]}, seed=7),
+        config={"profile": "default", "variant": variant},
+        rule="test_rule",
+        log=[],
+    )
+    publish(job, pd.DataFrame({"x": [0, 1]}), figure)
+    return figure.get_suptitle(), Path(f"{stem}.png").read_bytes()
+
+
+def test_published_figure_titles_carry_the_parameters_it_was_computed_with(tmp_path):
+    title, png = _published_figure(tmp_path, 1.0, "")
+    assert title == "profile default · epsilon=1 · n_draws=1000 · grid=0.1…1.6 (5 values) · seed=7"
+    variant_title, variant_png = _published_figure(tmp_path, 2.0, "mine")
+    assert variant_title.startswith("profile default, variant mine · epsilon=2 ·") and variant_png != png

@@ -49,22 +49,21 @@ def _log_uncaught_exceptions(logger: logging.Logger) -> None:
 
 def publish(snakemake, data: pd.DataFrame, figure=None, *, prefix: str = "") -> None:
     """Write ``data`` to ``output.<prefix>csv`` (and ``<prefix>md``, ``<prefix>tex`` where the rule
-    declares them), ``figure`` to ``<prefix>png``, and the provenance sidecar to ``<prefix>json``."""
+    declares them), ``figure`` to ``<prefix>png`` with the parameters it was computed with in its
+    title, and the provenance sidecar to ``<prefix>json``."""
     output = snakemake.output
     write_table(data, output[f"{prefix}csv"], output.get(f"{prefix}md"), output.get(f"{prefix}tex"))
     written = [output[f"{prefix}csv"]]
+    settings, seed = snakemake.params.get("settings"), snakemake.params.get("seed")
+    profile, variant = snakemake.config["profile"], snakemake.config.get("variant", "")
     if figure is not None:
-        from dpreplication.plotting import save_png  # lazy: table-only jobs never load matplotlib
+        from dpreplication.plotting import parameter_line, save_png, stamp_parameters  # lazy: tables need no matplotlib
 
+        stamp_parameters(figure, parameter_line(settings, seed=seed, profile=profile, variant=variant))
         written.append(save_png(figure, output[f"{prefix}png"]))
     written += [output[f"{prefix}{kind}"] for kind in ("md", "tex") if f"{prefix}{kind}" in output.keys()]
     write_sidecar(
-        output[f"{prefix}json"],
-        settings=snakemake.params.get("settings"),
-        seed=snakemake.params.get("seed"),
-        profile=snakemake.config["profile"],
-        variant=snakemake.config.get("variant", ""),
-        outputs=written,
+        output[f"{prefix}json"], settings=settings, seed=seed, profile=profile, variant=variant, outputs=written
     )
     logging.getLogger(snakemake.rule).info("wrote %s", ", ".join(str(Path(w)) for w in written))
 
