@@ -10,7 +10,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: replicate readme quick test test-fast mutants references report bench lock clean-results
+.PHONY: replicate readme quick test test-fast mutants references report bench cluster-resources lock clean-results
 
 replicate: $(VENV)/installed
 	$(SNAKEMAKE)
@@ -45,6 +45,11 @@ report: $(VENV)/installed
 bench: $(VENV)/installed
 	mkdir -p benchmarks/records
 	$(PYTHON) -m pytest benchmarks --benchmark-only --benchmark-json=benchmarks/records/benchmarks.json
+
+# Per-rule SLURM runtime and memory (profiles/slurm) from the benchmark records of `make replicate`,
+# scaled to the paper profile's job sizes.
+cluster-resources: $(VENV)/installed
+	$(PYTHON) -m dpreplication.cluster_resources benchmarks/records/default profiles/slurm/config.yaml
 
 # Re-pin after changing dependencies: freeze the venv, then mirror it into environment.yml.
 lock: $(VENV)/installed

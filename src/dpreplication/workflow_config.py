@@ -12,8 +12,6 @@ from pathlib import Path
 
 import yaml
 
-NOT_RESULTS = ("variant", "data")
-
 JOB_ENVIRONMENT = {
     # One thread per job: floating-point sums in one order; Snakemake runs jobs in parallel instead.
     "OPENBLAS_NUM_THREADS": "1",
@@ -29,6 +27,7 @@ JOB_ENVIRONMENT = {
     "OPENBLAS_CORETYPE": "Haswell",
 }
 """Set (unless already set) for every job by the workflow: results must not depend on the machine."""
+NOT_RESULTS = ("variant", "data")
 """Top-level keys that change where things are, not what is computed: they never make a variant."""
 
 
