@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 
 from dpreplication.accounting import privacy_verifier as V
+from dpreplication.mechanisms import feasible_region
 from dpreplication.mechanisms import majority as M
 from dpreplication.optimisation import gamma_lp as LP
 from dpreplication.replications import darrm as R
@@ -93,14 +94,14 @@ def test_gamma_const_approximate_dp_is_private(m):
 
 @pytest.mark.parametrize("K,Delta,rows", [(11, 0.0, 364), (11, 1e-5, 31_824), (101, 0.0, 182_104)])
 def test_vertex_multiset_counts(K, Delta, rows):
-    family = M.vertex_multisets(K, 0.1, Delta)
-    assert family.n_rows == rows == M.number_of_vertex_multisets(K, Delta)
+    family = feasible_region.vertex_multisets(K, 0.1, Delta)
+    assert family.n_rows == rows == feasible_region.number_of_vertex_multisets(K, Delta)
     counts = family.counts()
     assert (counts.sum(axis=1) == K).all() and counts.min() >= 0
 
 
 def test_vertex_multiset_pmfs_match_direct_poisson_binomial():
-    family = M.vertex_multisets(11, 0.3, 1e-3)
+    family = feasible_region.vertex_multisets(11, 0.3, 1e-3)
     rows = rng(5).choice(family.n_rows, 200, replace=False)
     alpha, alpha_prime = family.pmfs(rows)
     points = np.stack([np.repeat(family.vertices, n, axis=0) for n in family.counts(rows)])
@@ -110,9 +111,9 @@ def test_vertex_multiset_pmfs_match_direct_poisson_binomial():
 
 def test_feasible_region_vertices_satisfy_the_dp_inequalities():
     for Delta in (0.0, 0.01):
-        vertices = M.feasible_region_vertices(0.5, Delta)
+        vertices = feasible_region.feasible_region_vertices(0.5, Delta)
         assert len(vertices) == (8 if Delta else 4)
-        lo, hi = M.feasible_interval(vertices[:, 0], 0.5, Delta)
+        lo, hi = feasible_region.feasible_interval(vertices[:, 0], 0.5, Delta)
         assert np.all(lo <= vertices[:, 1] + 1e-15) and np.all(vertices[:, 1] <= hi + 1e-15)
 
 

@@ -17,7 +17,7 @@ import pytest
 from scipy import optimize, spatial
 
 from dpreplication.accounting import privacy_verifier
-from dpreplication.mechanisms import majority
+from dpreplication.mechanisms import feasible_region, majority
 from dpreplication.optimisation import gamma_lp
 from dpreplication.replications import darrm
 
@@ -69,16 +69,16 @@ def doubled(monkeypatch):
 def region(monkeypatch):
     """``region(transform)``: the package's vertices of F replaced by ``transform(epsilon, Delta)``;
     the memoised vertex multisets are cleared before and after, so no other test sees them."""
-    original = majority.feasible_region_vertices
+    original = feasible_region.feasible_region_vertices
 
     def apply(transform):
         monkeypatch.setattr(
-            majority, "feasible_region_vertices", lambda epsilon, Delta=0.0: transform(original, epsilon, Delta)
+            feasible_region, "feasible_region_vertices", lambda epsilon, Delta=0.0: transform(original, epsilon, Delta)
         )
-        majority.vertex_multisets.cache_clear()
+        feasible_region.vertex_multisets.cache_clear()
 
     yield apply
-    majority.vertex_multisets.cache_clear()
+    feasible_region.vertex_multisets.cache_clear()
 
 
 # --------------------------------------------------------------------------- γ_const: reference values
@@ -159,9 +159,9 @@ def test_gamma_const_tightness_negative_control(doubled, which):
 def test_feasible_interval_lies_inside_the_hull_of_the_vertices(Delta):
     """Brute force on a grid: every (p, p') the interval admits is in the convex hull of the
     region's vertices, and every p' just outside it breaks one of the four DP inequalities."""
-    hull = spatial.Delaunay(majority.feasible_region_vertices(EPSILON, Delta))
+    hull = spatial.Delaunay(feasible_region.feasible_region_vertices(EPSILON, Delta))
     p = np.linspace(0, 1, 2001)
-    lo, hi = majority.feasible_interval(p, EPSILON, Delta)
+    lo, hi = feasible_region.feasible_interval(p, EPSILON, Delta)
     assert np.all(lo <= hi + 1e-15)
     for q in (lo, hi, (lo + hi) / 2):
         assert np.all(hull.find_simplex(np.column_stack([p, q]), tol=1e-12) >= 0)
@@ -173,8 +173,10 @@ def test_feasible_interval_lies_inside_the_hull_of_the_vertices(Delta):
 
 def test_feasible_interval_negative_control(monkeypatch):
     """An interval computed with 2Δ leaves the hull of the true region's vertices."""
-    original = majority.feasible_interval
-    monkeypatch.setattr(majority, "feasible_interval", lambda p, epsilon, Delta=0.0: original(p, epsilon, 2 * Delta))
+    original = feasible_region.feasible_interval
+    monkeypatch.setattr(
+        feasible_region, "feasible_interval", lambda p, epsilon, Delta=0.0: original(p, epsilon, 2 * Delta)
+    )
     with pytest.raises(AssertionError):
         test_feasible_interval_lies_inside_the_hull_of_the_vertices(0.05)
 
@@ -184,7 +186,7 @@ def test_hull_of_the_vertices_is_the_dp_region(Delta):
     """The LP's constraints are built on the vertices, so their hull must be F itself: on a
     401 × 401 grid of [0, 1]², a point is in the hull iff it satisfies the four DP inequalities
     (points within 1e-9 of F's boundary are left out), and each vertex lies in F."""
-    vertices = majority.feasible_region_vertices(EPSILON, Delta)
+    vertices = feasible_region.feasible_region_vertices(EPSILON, Delta)
     assert len(vertices) == 8 and np.all(dp_slack(vertices[:, 0], vertices[:, 1], EPSILON, Delta) >= -1e-12)
     p, q = (axis.ravel() for axis in np.meshgrid(np.linspace(0, 1, 401), np.linspace(0, 1, 401)))
     slack = dp_slack(p, q, EPSILON, Delta)

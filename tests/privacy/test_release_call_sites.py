@@ -31,7 +31,7 @@ from scipy import special, stats
 
 from dpreplication import seeding
 from dpreplication.data.tabular import TabularData
-from dpreplication.mechanisms import additive
+from dpreplication.mechanisms import additive, gnmax
 from dpreplication.mechanisms import majority as mj
 from dpreplication.replications import darrm_prediction as dp
 from dpreplication.replications import privgene as pg
@@ -335,10 +335,14 @@ def check_private_prediction(monkeypatch):
     from dpreplication.accounting.privacy_verifier import verify_privacy
 
     seen = {"gnmax": [], "sub": [], "opt": []}
-    for name, key in (("gnmax_aggregate", "gnmax"), ("subsample_majority", "sub"), ("sample_darrm", "opt")):
-        original = getattr(mj, name)
+    for module, name, key in (
+        (gnmax, "gnmax_aggregate", "gnmax"),
+        (mj, "subsample_majority", "sub"),
+        (mj, "sample_darrm", "opt"),
+    ):
+        original = getattr(module, name)
         monkeypatch.setattr(
-            mj,
+            module,
             name,
             lambda votes, parameter, rng, original=original, key=key: (
                 seen[key].append(parameter),

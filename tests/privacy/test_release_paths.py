@@ -30,7 +30,7 @@ from scipy import integrate, stats
 
 from dpreplication.learning import functional_mechanism, genetic, models, objective_perturbation, output_perturbation
 from dpreplication.learning import sample_and_aggregate as gupt
-from dpreplication.mechanisms import additive, enhanced_exponential, majority, selection
+from dpreplication.mechanisms import additive, enhanced_exponential, gnmax, majority, selection
 
 EPSILONS = [0.1, 0.5, 2.0]
 
@@ -418,7 +418,7 @@ def test_majority_classifier_negative_control(monkeypatch):
 # --------------------------------------------------------------------------- GNMax
 
 
-def check_gnmax(sigma, aggregate=majority.gnmax_aggregate):
+def check_gnmax(sigma, aggregate=gnmax.gnmax_aggregate):
     """P(argmax = 0) for counts (n0, n1) is Φ((n0 − n1)/(√2 σ)) (written out here)."""
     counts = np.tile([7.0, 4.0], (GOF_SAMPLES, 1))
     first = int((aggregate(counts, sigma, np.random.default_rng(17)) == 0).sum())
@@ -433,7 +433,7 @@ def test_gnmax_releases_argmax_of_gaussian_noisy_counts(sigma):
 
 
 def test_gnmax_negative_control():
-    halved = lambda counts, sigma, rng: majority.gnmax_aggregate(counts, sigma / 2, rng)  # noqa: E731
+    halved = lambda counts, sigma, rng: gnmax.gnmax_aggregate(counts, sigma / 2, rng)  # noqa: E731
     assert fails(check_gnmax, 2.0, halved)
 
 

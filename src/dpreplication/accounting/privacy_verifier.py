@@ -26,16 +26,18 @@ from itertools import product
 import numpy as np
 from scipy import stats
 
-from dpreplication.mechanisms.majority import (
-    darrm_probability_one,
+from dpreplication.mechanisms.feasible_region import (
     feasible_interval,
     feasible_region_vertices,
-    majority_signs,
-    poisson_binomial_pmf,
     privacy_budget,
     sample_feasible_pairs,
-    validate_ensemble_size,
     vertex_multisets,
+)
+from dpreplication.mechanisms.majority import (
+    darrm_probability_one,
+    majority_signs,
+    poisson_binomial_pmf,
+    validate_ensemble_size,
 )
 
 VERTEX_LABELS = ("(0,0)", "(1,1)", "v5", "v6", "(D,0)", "(0,D)", "(1,1-D)", "(1-D,1)")

@@ -44,7 +44,9 @@ _EXPORTS = {
     "darrm_probability_one": "majority",
     "sample_darrm": "majority",
     "subsample_majority": "majority",
-    "gnmax_aggregate": "majority",
-    "gnmax_probability_first": "majority",
+    "feasible_region_vertices": "feasible_region",
+    "vertex_multisets": "feasible_region",
+    "gnmax_aggregate": "gnmax",
+    "gnmax_probability_first": "gnmax",
 }
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -25,13 +25,15 @@ from functools import lru_cache
 import numpy as np
 from scipy import optimize, sparse
 
-from dpreplication.mechanisms.majority import (
+from dpreplication.mechanisms.feasible_region import (
     folded_constraint_rows,
-    objective_coefficients,
     privacy_budget,
+    vertex_multisets,
+)
+from dpreplication.mechanisms.majority import (
+    objective_coefficients,
     symmetric_gamma,
     validate_ensemble_size,
-    vertex_multisets,
 )
 from dpreplication.validation import in_unit_interval, one_of, positive
 

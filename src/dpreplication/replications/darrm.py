@@ -25,6 +25,7 @@ import pandas as pd
 
 from dpreplication import seeding
 from dpreplication.accounting import privacy_verifier as verifier
+from dpreplication.mechanisms import feasible_region
 from dpreplication.mechanisms import majority as mj
 from dpreplication.optimisation.gamma_lp import optimise_gamma, optimise_gamma_cached
 
@@ -204,13 +205,13 @@ def figure4_feasible_region(epsilon: float = 0.5, Delta: float = 0.0, n_points: 
     rows sample each line ``p' = b(p)`` on ``n_points`` values of p, clipped to the unit square.
     """
     rows = []
-    vertices = mj.feasible_region_vertices(epsilon, Delta)
+    vertices = feasible_region.feasible_region_vertices(epsilon, Delta)
     centre = vertices.mean(axis=0)
     angles = np.arctan2(vertices[:, 1] - centre[1], vertices[:, 0] - centre[0])
     for order, i in enumerate(np.argsort(angles)):
         rows.append(("F4", epsilon, Delta, "region", "F", "feasible region (vertex)", order, *vertices[i]))
     p = np.linspace(0.0, 1.0, n_points)
-    for label, (description, line) in mj.feasible_region_boundaries(epsilon, Delta).items():
+    for label, (description, line) in feasible_region.feasible_region_boundaries(epsilon, Delta).items():
         q = line(p)
         inside = (q >= 0) & (q <= 1)
         rows += [
@@ -787,7 +788,7 @@ def _lp_size_rows():
             "number of vertex multisets",
             "LP size",
             f"K={K}, Delta={Delta}",
-            mj.vertex_multisets(K, 0.1, Delta).n_rows,
+            feasible_region.vertex_multisets(K, 0.1, Delta).n_rows,
             spec,
             "abs",
             0,

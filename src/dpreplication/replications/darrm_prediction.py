@@ -33,6 +33,7 @@ from dpreplication import seeding
 from dpreplication.accounting import rdp
 from dpreplication.accounting.composition import advanced_composition
 from dpreplication.accounting.privacy_verifier import verify_privacy
+from dpreplication.mechanisms import gnmax
 from dpreplication.mechanisms import majority as mj
 from dpreplication.optimisation.gamma_lp import optimise_gamma_cached
 from dpreplication.replications.darrm_teachers import KINDS
@@ -199,7 +200,7 @@ def expected_accuracies(private_votes, nonprivate_votes, truth, classes, m: int,
     ones = binary_votes(private_votes, classes).sum(axis=1)
     is_one = truth == classes[1]
     K = private_votes.shape[0]
-    gnmax_first = mj.gnmax_probability_first(class_counts(nonprivate_votes, classes), sigma)
+    gnmax_first = gnmax.gnmax_probability_first(class_counts(nonprivate_votes, classes), sigma)
     sub_one = mj.subsample_majority_probability(K, m)[ones]
     opt_one = mj.darrm_probability_one(gamma, np.eye(K + 1)[ones])
     return {
@@ -235,7 +236,7 @@ def simulate_queries(
             method: seeding.generator(seed, PAPER, "aggregate", dataset, m, queries, draw, method) for method in METHODS
         }
         labels = {
-            "gnmax": np.asarray(classes)[mj.gnmax_aggregate(counts[chosen], sigma, noise["gnmax"])],
+            "gnmax": np.asarray(classes)[gnmax.gnmax_aggregate(counts[chosen], sigma, noise["gnmax"])],
             "sub": np.asarray(classes)[mj.subsample_majority(binary[chosen], m, noise["sub"])],
             "opt": np.asarray(classes)[mj.sample_darrm(binary[chosen], gamma, noise["opt"])],
         }

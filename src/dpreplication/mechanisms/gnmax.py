@@ -1,0 +1,36 @@
+"""GNMax (Papernot et al. 2018), the private aggregation DaRRM's private prediction is compared with.
+
+Each of ``K`` teachers votes for one class; GNMax releases ``argmax_c (n_c + N(0, σ²))``. One
+teacher changing its vote moves two counts by one (L2 sensitivity √2), so the release is
+``(λ, λ/σ²)``-RDP for every order ``λ > 1`` (:mod:`dpreplication.accounting.rdp`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+
+def gnmax_aggregate(counts, sigma: float, rng: np.random.Generator) -> np.ndarray:
+    """GNMax (Papernot et al. 2018): ``argmax_c (n_c + N(0, σ²))`` per row of vote counts ``(n, C)``.
+
+    Exact ties go to the lowest class index (the authors' ``≥``). Privacy: one teacher changing
+    its vote moves two counts by 1 (L2 sensitivity √2), so the noisy counts — and their argmax,
+    a post-processing — are ``(λ, λ/σ²)``-RDP for every ``λ > 1``, hence
+    ``(λ/σ² + log(1/δ)/(λ − 1), δ)``-DP (:func:`dpreplication.accounting.rdp.gnmax_epsilon`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpreplication.mechanisms import gnmax_aggregate
+    >>> gnmax_aggregate([[9, 2], [1, 10]], sigma=3.0, rng=np.random.default_rng(0)).tolist()
+    [0, 1]
+    """
+    counts = np.atleast_2d(np.asarray(counts, dtype=float))
+    return np.argmax(counts + sigma * rng.standard_normal(counts.shape), axis=1)
+
+
+def gnmax_probability_first(counts, sigma: float) -> np.ndarray:
+    """``Pr[GNMax = class 0] = Φ((n_0 − n_1)/(√2 σ))`` for two-class counts ``(n, 2)`` (exact)."""
+    counts = np.atleast_2d(np.asarray(counts, dtype=float))
+    return special.ndtr((counts[:, 0] - counts[:, 1]) / (np.sqrt(2.0) * sigma))
