@@ -13,10 +13,15 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, stats
 
+from dpreplication import oracles
+from dpreplication.accounting.hockey_stick import audit_noise_privacy
 from dpreplication.mechanisms import additive as add
 from dpreplication.mechanisms import bounds
+from dpreplication.mechanisms import noise_comparison as nc
 from dpreplication.optimisation.noise_lp import optimal_noise_lower_bound, richardson_extrapolation
 from dpreplication.replications import truncated_laplace as tl
+from dpreplication.replications import truncated_laplace_audits as tla
+from dpreplication.replications import truncated_laplace_bounds as tlb
 
 EPSILONS = (0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
 DELTAS = (0.3, 1e-2, 1e-4, 1e-6, 1e-8, 1e-10)
@@ -106,15 +111,10 @@ def test_3_reference_values_and_diffprivlib_bound():
     assert add.truncated_laplace_amplitude(1, 1e-6) == pytest.approx(0.99998410, abs=1e-8)
     assert add.truncated_laplace_power(1, 1e-6) == pytest.approx(1.99975089, abs=1e-8)
     assert add.truncated_laplace_bound(1, 1e-2) == pytest.approx(4.46492018, abs=1e-8)
-    mechanisms = pytest.importorskip(
-        "diffprivlib.mechanisms", reason="the oracle diffprivlib is absent (extra 'oracles')"
-    )
+    pytest.importorskip("diffprivlib.mechanisms", reason="the oracle diffprivlib is absent (extra 'oracles')")
     for eps, dlt in [(1.0, 1e-2), (1.0, 1e-6), (0.1, 0.3), (10.0, 1e-10)]:
-        lbn = mechanisms.LaplaceBoundedNoise(
-            epsilon=eps, delta=dlt, sensitivity=1.0, random_state=np.random.RandomState(0)
-        )
-        lbn.randomise(0.0)
-        assert lbn._noise_bound == pytest.approx(add.truncated_laplace_bound(eps, dlt), rel=1e-12)
+        bound = oracles.diffprivlib_truncated_laplace_bound(eps, dlt)
+        assert bound == pytest.approx(add.truncated_laplace_bound(eps, dlt), rel=1e-12)
 
 
 def test_3_canonical_values_table():
@@ -174,7 +174,7 @@ AUDIT_POINTS = [(1.0, 1e-6), (0.1, 1e-3), (3.0, 1e-2), (0.5, 0.2)]
 @pytest.mark.parametrize("eps, dlt", AUDIT_POINTS)
 def test_4_numerical_dp_audit_holds_and_is_tight(eps, dlt):
     lam, big_a = shape(eps, dlt)
-    audit = add.audit_noise_privacy(
+    audit = audit_noise_privacy(
         lambda x: add.truncated_laplace_pdf(x, lam, big_a),
         eps,
         dlt,
@@ -187,7 +187,7 @@ def test_4_numerical_dp_audit_holds_and_is_tight(eps, dlt):
     expected = dlt * np.expm1(eps * np.abs(audit.shifts)) / np.expm1(eps)
     assert np.max(np.abs(audit.hockey_stick - expected)) <= 1e-4 * dlt
     assert abs(audit.argmax_shift) == pytest.approx(1.0)
-    loose = add.audit_noise_privacy(
+    loose = audit_noise_privacy(
         lambda x: add.truncated_laplace_pdf(x, lam, big_a),
         0.9 * eps,
         dlt,
@@ -207,7 +207,7 @@ def test_4_wrong_bound_computed_with_half_epsilon_fails_the_audit():
     eps, dlt = 1.0, 1e-6
     lam = 1.0 / eps
     wrong_bound = lam * math.log1p(math.expm1(eps / 2) / (2 * dlt))
-    audit = add.audit_noise_privacy(
+    audit = audit_noise_privacy(
         lambda x: add.truncated_laplace_pdf(x, lam, wrong_bound),
         eps,
         dlt,
@@ -236,7 +236,7 @@ def test_4_exact_profile_below_epsilon_matches_audit():
     for eps, dlt in [(1.0, 1e-3), (0.5, 0.2), (3.0, 1e-2)]:
         lam, big_a = shape(eps, dlt)
         for eps_prime in (0.0, 0.3 * eps, 0.9 * eps):
-            audit = add.audit_noise_privacy(
+            audit = audit_noise_privacy(
                 lambda x: add.truncated_laplace_pdf(x, lam, big_a),
                 eps_prime,
                 dlt,
@@ -322,49 +322,47 @@ def test_5_vectorised_solver_is_robust_on_a_wide_grid():
     assert np.all(np.diff(sigma, axis=0) < 0) and np.all(np.diff(sigma, axis=1) < 0)
 
 
-LIBRARY_POINTS = list(tl.LIBRARY_POINTS)
+LIBRARY_POINTS = list(tla.LIBRARY_POINTS)
 
 
 def test_6_dp_accounting_oracles():
-    gaussian_mechanism = pytest.importorskip(
-        "dp_accounting.gaussian_mechanism", reason="the oracle dp_accounting is absent (extra 'oracles')"
-    )
-    pld = pytest.importorskip(
-        "dp_accounting.pld.accountant", reason="the oracle dp_accounting is absent (extra 'oracles')"
-    )
-    common = pytest.importorskip(
-        "dp_accounting.pld.common", reason="the oracle dp_accounting is absent (extra 'oracles')"
-    )
+    pytest.importorskip("dp_accounting.pld.accountant", reason="the oracle dp_accounting is absent (extra 'oracles')")
     for eps, dlt in LIBRARY_POINTS:
         ours = add.analytic_gaussian_sigma(eps, dlt)
-        assert gaussian_mechanism.get_sigma_gaussian(eps, dlt, tol=1e-12) == pytest.approx(ours, rel=1e-9)
-        searched = pld.get_smallest_gaussian_noise(
-            common.DifferentialPrivacyParameters(eps, dlt), num_queries=1, sensitivity=1.0
-        )
+        assert oracles.dp_accounting_gaussian_sigma(eps, dlt) == pytest.approx(ours, rel=1e-9)
+        searched = oracles.dp_accounting_pld_gaussian_sigma(eps, dlt)
         assert ours * (1 - 1e-12) <= searched <= ours * (1 + 1e-6)
 
 
 def test_6_autodp_oracle():
     pytest.importorskip("autodp.rdp_acct", reason="the oracle autodp is absent (extra 'oracles')")
-    from autodp import privacy_calibrator
-
     for eps, dlt in LIBRARY_POINTS:
-        sigma = privacy_calibrator.ana_gaussian_mech(eps, dlt, tol=1e-12)["sigma"]
+        sigma = oracles.autodp_gaussian_sigma(eps, dlt)
         assert sigma == pytest.approx(add.analytic_gaussian_sigma(eps, dlt), rel=1e-4)
 
 
 def test_6_diffprivlib_oracle():
-    mechanisms = pytest.importorskip(
-        "diffprivlib.mechanisms", reason="the oracle diffprivlib is absent (extra 'oracles')"
-    )
+    pytest.importorskip("diffprivlib.mechanisms", reason="the oracle diffprivlib is absent (extra 'oracles')")
     for eps, dlt in LIBRARY_POINTS:
-        scale = mechanisms.GaussianAnalytic(epsilon=eps, delta=dlt, sensitivity=1.0)._scale
-        assert scale == pytest.approx(add.analytic_gaussian_sigma(eps, dlt), rel=1e-4)
+        sigma = oracles.diffprivlib_gaussian_sigma(eps, dlt)
+        assert sigma == pytest.approx(add.analytic_gaussian_sigma(eps, dlt), rel=1e-4)
+
+
+def test_the_cross_check_table_calls_every_oracle_and_the_audit_every_calibration():
+    """The table and the tests share one adapter per library: every entry of ORACLES appears in the
+    table once per point, and the high-precision audit judges exactly the analytic calibrations."""
+    table = tla.library_cross_check(points=[(1.0, 1e-6)])
+    assert list(zip(table.library, table.function)) == [(o.library, o.function) for o in oracles.ORACLES]
+    audit = tla.calibration_audit(np.random.default_rng(1), n_points=1)
+    assert list(audit.function[1:]) == [o.function for o in oracles.ANALYTIC_GAUSSIAN_CALIBRATIONS]
+    assert {o.function for o in oracles.ANALYTIC_GAUSSIAN_CALIBRATIONS} == {
+        o.function for o in oracles.ORACLES if o.quantity == "analytic_gaussian_sigma"
+    } - {"pld.accountant.get_smallest_gaussian_noise"}
 
 
 def test_6_opendp_one_sided():
     opendp = pytest.importorskip("opendp.prelude", reason="the oracle opendp is absent (extra 'oracles')")
-    table = tl.library_cross_check([(1.0, 1e-6), (0.5, 1e-5)])
+    table = tla.library_cross_check([(1.0, 1e-6), (0.5, 1e-5)])
     rows = table[table.library == "opendp"]
     if rows.library_value.isna().all():
         pytest.skip(f"OpenDP call unavailable in {opendp.__name__}")
@@ -377,10 +375,10 @@ def test_6_opendp_one_sided():
 
 
 def test_7_ratio_reference_values():
-    assert tl.amplitude_ratio(1, 1e-6) == pytest.approx(0.296660, abs=1e-5)
-    assert tl.power_ratio(1, 1e-6) == pytest.approx(0.112044, abs=1e-5)
-    assert tl.amplitude_ratio(1, 1e-2) == pytest.approx(0.632726, abs=1e-5)
-    assert tl.power_ratio(0.01, 1e-2) == pytest.approx(0.647964, abs=1e-5)
+    assert nc.amplitude_ratio(1, 1e-6) == pytest.approx(0.296660, abs=1e-5)
+    assert nc.power_ratio(1, 1e-6) == pytest.approx(0.112044, abs=1e-5)
+    assert nc.amplitude_ratio(1, 1e-2) == pytest.approx(0.632726, abs=1e-5)
+    assert nc.power_ratio(0.01, 1e-2) == pytest.approx(0.647964, abs=1e-5)
     table = tl.ratio_table().set_index(["delta", "epsilon"])
     for (quantity, dlt), values in SPEC_RATIO_TABLE.items():
         for eps, expected in zip(EPSILONS, values):
@@ -399,12 +397,12 @@ def bounded_max(ratio, dlt, lo, hi):
 
 def test_8_ratios_below_one_and_their_maxima():
     eps, dlt = np.meshgrid(np.logspace(-3, 2, 60), np.logspace(-12, np.log10(0.35), 40))
-    assert np.all(tl.amplitude_ratio(eps, dlt) < 1) and np.all(tl.power_ratio(eps, dlt) < 1)
-    arg, top = bounded_max(tl.amplitude_ratio, 0.1, 0.05, 3.0)
+    assert np.all(nc.amplitude_ratio(eps, dlt) < 1) and np.all(nc.power_ratio(eps, dlt) < 1)
+    arg, top = bounded_max(nc.amplitude_ratio, 0.1, 0.05, 3.0)
     assert top == pytest.approx(0.8987, abs=5e-4) and arg == pytest.approx(0.336, abs=0.01)
-    arg, top = bounded_max(tl.power_ratio, 0.1, 0.05, 3.0)
+    arg, top = bounded_max(nc.power_ratio, 0.1, 0.05, 3.0)
     assert top == pytest.approx(0.7681, abs=5e-4) and arg == pytest.approx(0.557, abs=0.01)
-    _, top = bounded_max(tl.amplitude_ratio, 0.45, 0.3, 5.0)
+    _, top = bounded_max(nc.amplitude_ratio, 0.45, 0.3, 5.0)
     assert top > 1 and top == pytest.approx(1.027, abs=1e-3)
 
 
@@ -537,14 +535,9 @@ def test_11_kolmogorov_smirnov_audit_and_determinism():
 
 
 def test_11_diffprivlib_laplace_bounded_noise_matches_closed_form():
-    mechanisms = pytest.importorskip(
-        "diffprivlib.mechanisms", reason="the oracle diffprivlib is absent (extra 'oracles')"
-    )
+    pytest.importorskip("diffprivlib.mechanisms", reason="the oracle diffprivlib is absent (extra 'oracles')")
     eps, dlt = 1.0, 1e-6
-    mechanism = mechanisms.LaplaceBoundedNoise(
-        epsilon=eps, delta=dlt, sensitivity=1.0, random_state=np.random.RandomState(11)
-    )
-    draws = np.abs(np.array([mechanism.randomise(0.0) for _ in range(20_000)]))
+    draws = np.abs(oracles.diffprivlib_truncated_laplace_samples(eps, dlt, 20_000, seed=11))
     assert np.all(draws <= add.truncated_laplace_bound(eps, dlt))
     se = draws.std(ddof=1) / math.sqrt(draws.size)
     assert abs(draws.mean() - add.truncated_laplace_amplitude(eps, dlt)) <= 4 * se
@@ -637,9 +630,9 @@ def test_14_figure_and_table_frames():
         assert np.all(frame.loc[frame.delta <= 0.1, column] < 1)
     assert len(tl.figure2_amplitude_ratio()) == 6 * 301
 
-    gap = tl.bound_gap(np.logspace(-3, 1, 21))
+    gap = tlb.bound_gap(np.logspace(-3, 1, 21))
     assert finite(gap) and np.all(gap.amplitude_bound_ratio <= 1) and np.all(gap.power_bound_ratio <= 1)
-    lp = tl.lp_optimum(epsilons=(1.0, 2.0), resolutions=(4, 8))
+    lp = tlb.lp_optimum(epsilons=(1.0, 2.0), resolutions=(4, 8))
     assert finite(lp)
     richardson = lp[(lp.estimate == "lp_richardson") & (lp.cost == "amplitude")].set_index("epsilon").value
     assert richardson[1.0] == pytest.approx(
@@ -647,7 +640,7 @@ def test_14_figure_and_table_frames():
             *lp[(lp.estimate == "lp") & (lp.cost == "amplitude") & (lp.epsilon == 1.0)].value.to_numpy()
         )
     )
-    mc = tl.monte_carlo_moments(
+    mc = tla.monte_carlo_moments(
         np.random.default_rng(3),
         points=[(1.0, 1e-6)],
         n_samples=10_000,
@@ -658,9 +651,9 @@ def test_14_figure_and_table_frames():
     assert set(mc[~computed].sampler) <= {"diffprivlib"}  # only the optional library may be missing
     drawn = mc[computed]
     assert finite(drawn) and np.all(drawn.max_abs_sample <= drawn.bound) and np.all(np.abs(drawn.z_score) < 5)
-    audit = tl.privacy_audit(points=[(0.5, 0.2)], n_points=200_000)
+    audit = tla.privacy_audit(points=[(0.5, 0.2)], n_points=200_000)
     assert finite(audit) and np.max(np.abs(audit.error_over_delta)) < 1e-3
-    profiles = tl.privacy_profiles()
+    profiles = tla.privacy_profiles()
     assert finite(profiles)
     flat = profiles[(profiles.mechanism == "truncated_laplace") & (profiles.epsilon_prime >= 1.0)]
     np.testing.assert_allclose(flat.delta_prime, 1e-6, rtol=1e-9)
@@ -676,7 +669,7 @@ def test_14_figure_and_table_frames():
 
 
 def test_14_library_cross_check_table_columns():
-    table = tl.library_cross_check([(1.0, 1e-6)])
+    table = tla.library_cross_check([(1.0, 1e-6)])
     assert list(table.columns) == [
         "epsilon",
         "delta",
@@ -706,7 +699,7 @@ def test_an_absent_library_makes_its_cross_check_rows_missing_not_empty(monkeypa
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", without_diffprivlib)
-    table = tl.library_cross_check(points=[(1.0, 1e-6)])
+    table = tla.library_cross_check(points=[(1.0, 1e-6)])
     absent = table[table.library == "diffprivlib"]
     assert len(absent) == 2 and absent.library_value.isna().all()
     assert absent.data_status.str.startswith("missing: diffprivlib is not installed").all()
@@ -725,11 +718,11 @@ def test_an_absent_library_makes_its_cross_check_rows_missing_not_empty(monkeypa
         table="library_cross_check",
         column="relative_difference",
         tolerance=1e-8,
-        select={"library": "diffprivlib", "function": "mechanisms.GaussianAnalytic._scale"},
+        select={"library": "diffprivlib", "function": "mechanisms.GaussianAnalytic.variance"},
     )
     scored = evaluate_claims([claim], {"library_cross_check": table})
     assert scored.status.tolist() == ["missing"] and "diffprivlib is not installed" in scored.reason.iloc[0]
-    moments = tl.monte_carlo_moments(
+    moments = tla.monte_carlo_moments(
         np.random.default_rng(0), points=[(1.0, 1e-6)], n_samples=100, library_points=[(1.0, 1e-6)], library_samples=10
     )
     library_rows = moments[moments.sampler == "diffprivlib"]
@@ -737,7 +730,7 @@ def test_an_absent_library_makes_its_cross_check_rows_missing_not_empty(monkeypa
 
 
 def test_the_bound_curves_bend_exactly_where_floor_n_changes():
-    kinks = tl.bound_kinks(delta=0.1, n_fine=20_001)
+    kinks = tlb.bound_kinks(delta=0.1, n_fine=20_001)
     assert set(kinks.floor_n_before) == {2, 3, 4} and (kinks.unexplained_kinks == 0).all()
     assert (kinks.relative_distance <= kinks.relative_grid_step).all()
     n = [float(add.calibrate_truncated_laplace(e, 0.1).n) for e in kinks.crossing_epsilon]
@@ -748,8 +741,8 @@ def test_high_precision_delta_agrees_with_the_float_evaluation_and_judges_sigma(
     """50-digit δ(σ) equals the package's log-space hockey stick where floats suffice, and a σ 1 %
     too small is caught as under-noising (negative control)."""
     sigma = float(add.analytic_gaussian_sigma(1.0, 1e-6))
-    assert tl.gaussian_delta_high_precision(sigma, 1.0) == pytest.approx(1e-6, rel=1e-9)
-    assert tl.gaussian_delta_high_precision(0.99 * sigma, 1.0) > 1.05e-6
-    audit = tl.calibration_audit(np.random.default_rng(0), n_points=5)
+    assert oracles.gaussian_delta_high_precision(sigma, 1.0) == pytest.approx(1e-6, rel=1e-9)
+    assert oracles.gaussian_delta_high_precision(0.99 * sigma, 1.0) > 1.05e-6
+    audit = tla.calibration_audit(np.random.default_rng(0), n_points=5)
     ours = audit[audit.library == "dpreplication"]
     assert (ours.relative_excess.abs() < 1e-9).all() and not ours.under_noises.any()

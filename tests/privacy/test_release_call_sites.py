@@ -36,7 +36,7 @@ from dpreplication.mechanisms import majority as mj
 from dpreplication.replications import darrm_prediction as dp
 from dpreplication.replications import privgene as pg
 from dpreplication.replications import privgene_comparison as pc
-from dpreplication.replications import truncated_laplace as tl
+from dpreplication.replications import truncated_laplace_audits as tl
 
 GRID = [0.1, 0.5, 2.0]
 FOLDS, USE_FOLDS = 3, [0, 2]

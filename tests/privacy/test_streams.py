@@ -599,7 +599,7 @@ def truncated_laplace_scripts_site(patch):
     computation stubbed: each returns the first draws of the stream the script built."""
     from dpreplication import workflow
     from dpreplication.plotting import noise_distributions
-    from dpreplication.replications import truncated_laplace as tl
+    from dpreplication.replications import truncated_laplace_audits as tl
 
     published = []
     patch.setattr(workflow, "start", lambda snakemake: None)

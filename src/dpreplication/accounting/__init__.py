@@ -1,5 +1,6 @@
 """Privacy accounting: RDP of the sampled Gaussian (DP-SGD), GNMax calibration, composition,
-and the exact (mε, δ) verifier of DaRRM noise functions."""
+the exact (mε, δ) verifier of DaRRM noise functions, and a numerical hockey-stick audit of
+additive noise."""
 
 from dpreplication.exports import lazy_exports
 
@@ -14,5 +15,7 @@ _EXPORTS = {
     "advanced_composition": "composition",
     "PrivacyReport": "privacy_verifier",
     "verify_privacy": "privacy_verifier",
+    "PrivacyAudit": "hockey_stick",
+    "audit_noise_privacy": "hockey_stick",
 }
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

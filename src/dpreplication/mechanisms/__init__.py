@@ -27,6 +27,13 @@ _EXPORTS = {
     "analytic_gaussian_sigma": "additive",
     "classic_gaussian_sigma": "additive",
     "gaussian_privacy_profile": "additive",
+    "laplace_pdf": "additive",
+    "gaussian_pdf": "additive",
+    # the truncated Laplacian against the analytic Gaussian: R_V, R_D (Geng et al., Figs 2-3)
+    "noise_costs": "noise_comparison",
+    "amplitude_ratio": "noise_comparison",
+    "power_ratio": "noise_comparison",
+    "max_ratio_over_epsilon": "noise_comparison",
     "amplitude_upper_bound": "bounds",
     "power_upper_bound": "bounds",
     "amplitude_lower_bound": "bounds",

@@ -27,6 +27,7 @@ from __future__ import annotations
 from math import factorial
 
 import numpy as np
+from scipy import optimize
 
 from dpreplication.mechanisms.additive import (
     calibrate_truncated_laplace,
@@ -230,3 +231,19 @@ def power_ratio_small_epsilon_limit(delta) -> np.ndarray:
     """Thm 7.2: ``D_low/D_up → (1 - δ)(1 - 2δ)`` as ``ε → 0`` (exact when ``1/(2δ)`` is an integer)."""
     dlt = np.asarray(delta, dtype=float)
     return ((1.0 - dlt) * (1.0 - 2.0 * dlt))[()]
+
+
+def floor_n_crossings(delta: float, epsilon_range: tuple[float, float]) -> list[tuple[int, float]]:
+    """``(k, ε_k)`` for each integer ``k`` that ``n(ε) = (1/ε) ln(1 + (e^ε − 1)/(2δ))`` crosses on
+    ``epsilon_range``: there ``m = ⌊n⌋`` steps from ``k`` to ``k − 1``, so the reconstructed lower
+    bounds (eqs. 11*, 12*) are continuous but not smooth in ε. ``ε_k`` by Brent's method to 1e-14."""
+    lo, hi = (float(e) for e in epsilon_range)
+
+    def n_of(epsilon):
+        return float(calibrate_truncated_laplace(epsilon, delta).n)
+
+    n_values = (n_of(lo), n_of(hi))
+    return [
+        (k, optimize.brentq(lambda e: n_of(e) - k, lo, hi, xtol=1e-14, rtol=1e-14))
+        for k in range(int(np.floor(min(n_values))) + 1, int(np.floor(max(n_values))) + 1)
+    ]

@@ -1,4 +1,4 @@
-from dpreplication.replications import truncated_laplace as tl
+from dpreplication.replications import truncated_laplace_bounds as tl
 from dpreplication.workflow import publish, start
 
 start(snakemake)

@@ -1,5 +1,5 @@
 from dpreplication.plotting import noise_distributions as plots
-from dpreplication.replications import truncated_laplace as tl
+from dpreplication.replications import truncated_laplace_audits as tl
 from dpreplication.workflow import publish, start
 
 start(snakemake)
