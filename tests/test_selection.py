@@ -8,10 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dpreplication.accounting import max_privacy_loss
 from dpreplication.data import load_dpbench_histogram
 from dpreplication.mechanisms import selection as sel
 from dpreplication.mechanisms.quality import median_scores, mode_scores
-from dpreplication.replications.permute_and_flip import epsilon_for_error, score_vector
+from dpreplication.replications.permute_and_flip import score_vector
 from dpreplication.statistics import counts, goodness_of_fit, homogeneity, total_variation, tv_null_quantiles
 
 Q5 = score_vector("Q5")
@@ -125,13 +126,13 @@ def test_pmfs_are_epsilon_dp_on_random_neighbours():
         neighbour = q + rng.integers(-1, 2, size=k)
         epsilon = float(rng.uniform(0.1, 5))
         for name, pmf_of in sel.EXACT_PMFS.items():
-            loss = np.max(np.abs(np.log(pmf_of(q, epsilon)) - np.log(pmf_of(neighbour, epsilon))))
+            loss = max_privacy_loss(pmf_of(q, epsilon), pmf_of(neighbour, epsilon))
             assert loss <= epsilon * (1 + 1e-9), (name, q, neighbour, epsilon, loss)
 
 
 def test_pf_privacy_is_tight_and_em_is_not():
     def loss(pmf_of):
-        return np.max(np.abs(np.log(pmf_of([0, 0], 1.0)) - np.log(pmf_of([1, -1], 1.0))))
+        return max_privacy_loss(pmf_of([0, 0], 1.0), pmf_of([1, -1], 1.0))
 
     assert loss(sel.permute_and_flip_pmf) == pytest.approx(1.0, abs=1e-12)
     assert loss(sel.exponential_mechanism_pmf) == pytest.approx(0.620, abs=5e-4)
@@ -141,14 +142,49 @@ def test_wrong_noise_scale_breaks_the_privacy_check():
     """The DP check can fail: P&F run with rate ε/Δ (not ε/2Δ) on a non-monotone pair exceeds ε."""
 
     def loss(q, q_prime, epsilon):
-        return np.max(
-            np.abs(
-                np.log(sel.permute_and_flip_pmf(q, 2 * epsilon))
-                - np.log(sel.permute_and_flip_pmf(q_prime, 2 * epsilon))
-            )
+        return max_privacy_loss(
+            sel.permute_and_flip_pmf(q, 2 * epsilon), sel.permute_and_flip_pmf(q_prime, 2 * epsilon)
         )
 
     assert loss([0, 0], [1, -1], 1.0) > 1.5
+
+
+def test_privacy_loss_is_infinite_where_the_supports_differ():
+    assert max_privacy_loss([0.5, 0.5], [1.0, 0.0]) == np.inf
+    assert max_privacy_loss([0.25, 0.75], [0.25, 0.75]) == 0.0
+
+
+@pytest.mark.parametrize("n", [2, 10, 1000])
+@pytest.mark.parametrize("gap", [0.3, 2.0, 9.0])
+def test_worst_case_closed_forms_equal_the_exact_expected_errors(n, gap):
+    """Spec §3.2: on one item at q* and n − 1 items gap below, the closed forms are the exact errors
+    (to 1e-7: P&F's form cancels, 1 − (1 − (1 − p)^n)/(n p) with p = e^{−εc/2} = 1.1e-2 loses 1e-8)."""
+    q = np.concatenate(([gap], np.zeros(n - 1)))
+    for epsilon in (0.5, 2.0):
+        pf_error = sel.expected_error(sel.permute_and_flip_pmf(q, epsilon), q)
+        em_error = sel.expected_error(sel.exponential_mechanism_pmf(q, epsilon), q)
+        assert sel.permute_and_flip_worst_case_error(n, gap, epsilon) == pytest.approx(pf_error, rel=1e-7)
+        assert sel.exponential_mechanism_worst_case_error(n, gap, epsilon) == pytest.approx(em_error, rel=1e-7)
+        assert pf_error <= em_error  # Ding et al.: P&F never does worse than the EM
+
+
+def test_lemma_objects_hold_on_every_draw():
+    """Lemma 3: S = S' on every draw; Lemma 4: Algorithm B outputs argmax v†; v† − q ≥ 0."""
+    rng = np.random.default_rng(4)
+    b = sel.noise_scale(1.0)
+    noise, fresh = b * rng.standard_exponential((5000, 5)), b * rng.standard_exponential((5000, 5))
+    objects = sel.intermediate_objects(Q5, noise, fresh)
+    np.testing.assert_array_equal(objects.in_s, objects.in_s_prime)
+    np.testing.assert_array_equal(objects.choice, objects.v_dagger.argmax(axis=1))
+    assert np.all(objects.v_dagger >= Q5) and np.all(objects.in_s[:, 0])  # the top item is always in S
+    np.testing.assert_allclose(objects.in_s.mean(axis=0), sel.flip_probabilities(Q5, 1.0), atol=0.03)
+
+
+def test_epsilon_for_expected_error_inverts_the_error():
+    q = np.array([4.0, 3, 3, 1, 0])
+    for pmf_of in (sel.exponential_mechanism_pmf, sel.permute_and_flip_pmf):
+        epsilon = sel.epsilon_for_expected_error(q, 0.7, pmf_of)
+        assert sel.expected_error(pmf_of(q, epsilon), q) == pytest.approx(0.7, rel=1e-10)
 
 
 def test_alternating_sum_is_unstable_but_gauss_legendre_is_not():
@@ -179,7 +215,7 @@ def test_hepth_anchors():
     em = sel.expected_error(sel.exponential_mechanism_pmf(mode, 0.04), mode)
     pf = sel.expected_error(sel.permute_and_flip_pmf(mode, 0.04), mode)
     assert em / pf == pytest.approx(1.8397, abs=1e-3)
-    assert epsilon_for_error(mode, pf) / 0.04 == pytest.approx(1.2654, abs=1e-3)
+    assert sel.epsilon_for_expected_error(mode, pf) / 0.04 == pytest.approx(1.2654, abs=1e-3)
     ratio = sel.expected_error(sel.exponential_mechanism_pmf(median, 0.01), median) / sel.expected_error(
         sel.permute_and_flip_pmf(median, 0.01), median
     )
@@ -191,7 +227,7 @@ def test_synthetic_median_fallback():
     x = np.floor(2000 * np.exp(-(((i - 300) / 60) ** 2)) + 800 * np.exp(-(((i - 700) / 25) ** 2)))
     assert x.sum() == 247894
     q = median_scores(x)
-    epsilon = epsilon_for_error(q, 50)
+    epsilon = sel.epsilon_for_expected_error(q, 50)
     assert epsilon == pytest.approx(0.00459153, rel=1e-6)
     assert sel.expected_error(sel.permute_and_flip_pmf(q, epsilon), q) == pytest.approx(25.660725, rel=1e-6)
     assert sel.expected_error(sel.report_noisy_max_laplace_pmf(q, epsilon), q) == pytest.approx(69.778822, rel=1e-6)

@@ -1,7 +1,14 @@
 import numpy as np
 import pytest
 
-from dpreplication.statistics import goodness_of_fit, homogeneity, total_variation, tv_null_quantiles, wilson_interval
+from dpreplication.statistics import (
+    binomial_z_scores,
+    goodness_of_fit,
+    homogeneity,
+    total_variation,
+    tv_null_quantiles,
+    wilson_interval,
+)
 
 
 def test_small_cells_are_pooled():
@@ -30,3 +37,9 @@ def test_tv_null_band_matches_the_analytic_mean():
 def test_wilson_interval_contains_the_estimate():
     low, high = wilson_interval(np.array([0, 50, 100]), 100, 0.99)
     assert low[0] == 0 and high[2] == pytest.approx(1.0) and low[1] < 0.5 < high[1]
+
+
+def test_binomial_z_scores():
+    z = binomial_z_scores([0.5, 0.3, 1.0, 0.9], [0.5, 0.2, 1.0, 1.0], 100)
+    np.testing.assert_allclose(z[:2], [0.0, 0.1 / np.sqrt(0.2 * 0.8 / 100)])
+    assert z[2] == 0.0 and z[3] == np.inf  # p = 1: every trial must succeed

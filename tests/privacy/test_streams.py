@@ -34,10 +34,12 @@ import pytest
 from dpreplication import seeding
 from dpreplication.data.tabular import TabularData
 from dpreplication.learning import protocol
+from dpreplication.mechanisms import selection
 from dpreplication.replications import (
     darrm,
     darrm_prediction,
     permute_and_flip,
+    permute_and_flip_sampling,
     privgene,
     privgene_figures,
 )
@@ -365,7 +367,7 @@ PF_ALGORITHMS = ["A1 RNM-Exp", "A2 P&F literal"]
 
 def pmf_bars_site(patch):
     run = with_defaults(
-        permute_and_flip.pmf_bars,
+        permute_and_flip_sampling.pmf_bars,
         vector="Q5",
         epsilons=[1.0, 2.0],
         n=200,
@@ -384,7 +386,7 @@ def pmf_bars_site(patch):
 
 def pp_plot_site(patch):
     run = with_defaults(
-        permute_and_flip.pp_plot, vector="Q5", epsilon=1.0, n=200, algorithms=PF_ALGORITHMS, root_seed=1
+        permute_and_flip_sampling.pp_plot, vector="Q5", epsilon=1.0, n=200, algorithms=PF_ALGORITHMS, root_seed=1
     )
     return Site(
         run,
@@ -404,20 +406,20 @@ def pp_plot_site(patch):
 def lemma_chain_site(patch):
     cases = [{"vector": "Q5", "epsilon": 1.0}, {"vector": "Q5", "epsilon": 2.0}, {"vector": "QT", "epsilon": 1.0}]
     run = with_defaults(
-        permute_and_flip.lemma_chain, cases=cases, n=200, literal_n_large_k=100, large_k=50, root_seed=1
+        permute_and_flip_sampling.lemma_chain, cases=cases, n=200, literal_n_large_k=100, large_k=50, root_seed=1
     )
     return Site(
         run,
         PF_SAMPLING_KEYS,
         tagged("permute_and_flip", "lemma_chain"),
-        3 * len({a for pair in permute_and_flip.LEMMA_CHAIN for a in pair[:2]}),  # cases × algorithms
+        3 * len({a for pair in permute_and_flip_sampling.LEMMA_CHAIN for a in pair[:2]}),  # cases × algorithms
         {"vector": None, "epsilon": None, "algorithm": None, "n": {"n": 300}, "seed": {"root_seed": 2}},
     )
 
 
 def tv_convergence_run():
     return with_defaults(
-        permute_and_flip.tv_convergence,
+        permute_and_flip_sampling.tv_convergence,
         vector="Q5",
         epsilon=1.0,
         sample_sizes=[100, 200],
@@ -453,7 +455,7 @@ def tv_null_site(patch):
 def utility_site(patch):
     """Both tasks get the same ε grid (its end, ε at error 1, is fixed here), so only the task key
     separates their Monte Carlo streams."""
-    patch.setattr(permute_and_flip, "epsilon_for_error", lambda *args, **kwargs: 1.0)
+    patch.setattr(selection, "epsilon_for_expected_error", lambda *args, **kwargs: 1.0)
     run = with_defaults(
         permute_and_flip.utility_curves,
         histogram=np.array([3.0, 1, 0, 5, 2]),
@@ -481,7 +483,7 @@ def utility_site(patch):
 
 
 def lemma_internals_site(patch):
-    run = with_defaults(permute_and_flip.lemma_internals, vector="Q5", epsilon=1.0, n=200, root_seed=1)
+    run = with_defaults(permute_and_flip_sampling.lemma_internals, vector="Q5", epsilon=1.0, n=200, root_seed=1)
     return Site(
         run,
         ("paper", "figure", "vector", "epsilon", "n"),
@@ -686,6 +688,7 @@ def test_every_call_site_is_covered():
         "darrm_teachers",
         "darrm",
         "permute_and_flip",
+        "permute_and_flip_sampling",
         "monte_carlo",
         "calibration_audit",
     }

@@ -3,7 +3,8 @@ and the McKenna–Sheldon utility comparison. Spec: shared/specs/permute_and_fli
 
 PF = "permute_and_flip"
 PF_CODE = code_inputs("mechanisms/selection.py", "mechanisms/quality.py", "statistics",
-                      "replications/permute_and_flip.py")
+                      "accounting/privacy_loss.py", "replications/permute_and_flip.py",
+                      "replications/permute_and_flip_sampling.py")
 
 
 rule pf_exact_tables:

@@ -17,5 +17,6 @@ _EXPORTS = {
     "verify_privacy": "privacy_verifier",
     "PrivacyAudit": "hockey_stick",
     "audit_noise_privacy": "hockey_stick",
+    "max_privacy_loss": "privacy_loss",
 }
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -12,6 +12,10 @@ _EXPORTS = {
     "sample_permute_and_flip_literal": "selection",
     "sample_permute_and_flip_batch": "selection",
     "expected_error": "selection",
+    "epsilon_for_expected_error": "selection",
+    "permute_and_flip_worst_case_error": "selection",
+    "exponential_mechanism_worst_case_error": "selection",
+    "intermediate_objects": "selection",
     "mode_scores": "quality",
     "median_scores": "quality",
     # additive noise: Laplace, truncated Laplacian (Geng et al. 2020), analytic Gaussian (Balle & Wang 2018)

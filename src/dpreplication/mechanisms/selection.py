@@ -24,10 +24,11 @@ of the RNM-Laplace integral.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy import integrate, special
+from scipy import integrate, optimize, special
 
 from dpreplication.numerics import gauss_legendre_interval, gauss_legendre_unit, row_chunks
 
@@ -357,6 +358,37 @@ def intermediate_b_from_noise(scores, noise: np.ndarray, fresh_noise: np.ndarray
     return np.where(in_set, capped + fresh_noise, -np.inf).argmax(axis=1)
 
 
+@dataclass(frozen=True)
+class IntermediateObjects:
+    """The random sets and values inside Lemmas 2–4 on given draws (rows: draws, columns: items).
+
+    ``in_s``: ``S = {i : q_i + X_i ≥ q*}`` (Lemma 2, Algorithm A); ``in_s_prime``:
+    ``S' = {i : min(q_i + X_i, q*) = q*}`` (Lemma 3, Algorithm B; equal to S on every draw);
+    ``v_dagger``: ``v†_i = q* + Z_i`` on S' and ``q_i + X_i`` off it (Lemma 4: ``v†_i − q_i ~ Expo(λ)``
+    independently); ``choice``: Algorithm B's output, which is ``argmax v†``.
+    """
+
+    in_s: np.ndarray
+    in_s_prime: np.ndarray
+    v_dagger: np.ndarray
+    choice: np.ndarray
+
+
+def intermediate_objects(scores, noise: np.ndarray, fresh_noise: np.ndarray) -> IntermediateObjects:
+    """The objects of Lemmas 2–4 on draws ``X`` (``noise``) and fresh ``Z`` (``fresh_noise``), both
+    ``(n, k)`` arrays of ``Expo(rate λ)`` draws."""
+    q = np.asarray(scores, dtype=float)
+    top = q.max()
+    capped = np.minimum(q + noise, top)
+    in_s_prime = capped == top
+    return IntermediateObjects(
+        in_s=q + noise >= top,
+        in_s_prime=in_s_prime,
+        v_dagger=np.where(in_s_prime, top + fresh_noise, q + noise),
+        choice=intermediate_b_from_noise(q, noise, fresh_noise),
+    )
+
+
 def _sample_from_noise(algorithm, scores, epsilon, sensitivity, n, rng, second) -> np.ndarray:
     q = validate_scores(scores, epsilon, sensitivity)
     b = noise_scale(epsilon, sensitivity)
@@ -404,3 +436,27 @@ EXACT_PMFS: dict[str, Callable] = {
     "RNM-Laplace": report_noisy_max_laplace_pmf,
 }
 """Exact output distributions under their figure labels: ``f(q, ε, Δ)``."""
+
+
+def epsilon_for_expected_error(scores, target: float, pmf_of: Callable = exponential_mechanism_pmf) -> float:
+    """The ε at which a mechanism's exact expected error ``q* − E q_R`` equals ``target`` (Δ = 1), by
+    Brent's method on ``log ε ∈ [log 1e-9, log 1e3]`` (the error decreases in ε)."""
+    q = np.asarray(scores, dtype=float)
+
+    def gap(log_epsilon):
+        return expected_error(pmf_of(q, np.exp(log_epsilon)), q) - target
+
+    return float(np.exp(optimize.brentq(gap, np.log(1e-9), np.log(1e3), xtol=1e-13, rtol=1e-14)))
+
+
+def permute_and_flip_worst_case_error(n: int, gap: float, epsilon: float) -> float:
+    """P&F's expected error on McKenna & Sheldon's worst case, one item at ``q*`` and ``n − 1`` items
+    ``c`` below (Δ = 1): ``c (1 − (1 − (1 − p)^n)/(n p))``, ``p = e^{−εc/2}`` (spec §3.2)."""
+    p = np.exp(-epsilon * gap / 2)
+    return gap * (1 - (1 - (1 - p) ** n) / (n * p))
+
+
+def exponential_mechanism_worst_case_error(n: int, gap: float, epsilon: float) -> float:
+    """The exponential mechanism's expected error on the same family: ``c (n − 1) p / (1 + (n − 1) p)``."""
+    p = np.exp(-epsilon * gap / 2)
+    return gap * (n - 1) * p / (1 + (n - 1) * p)

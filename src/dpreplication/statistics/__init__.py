@@ -2,6 +2,7 @@
 
 from dpreplication.statistics.distributions import (
     GoodnessOfFit,
+    binomial_z_scores,
     counts,
     goodness_of_fit,
     homogeneity,
@@ -12,6 +13,7 @@ from dpreplication.statistics.distributions import (
 
 __all__ = [
     "GoodnessOfFit",
+    "binomial_z_scores",
     "counts",
     "goodness_of_fit",
     "homogeneity",

@@ -95,3 +95,12 @@ def wilson_interval(successes, n, confidence: float = 0.99) -> tuple[np.ndarray,
     centre = (phat + z**2 / (2 * n)) / (1 + z**2 / n)
     half = z / (1 + z**2 / n) * np.sqrt(phat * (1 - phat) / n + z**2 / (4 * n**2))
     return centre - half, centre + half
+
+
+def binomial_z_scores(frequency, probability, n: int) -> np.ndarray:
+    """``(p̂ − p)/√(p(1 − p)/n)`` per cell, for frequencies ``p̂`` of ``n`` Bernoulli(p) trials; a cell
+    with ``p = 1`` scores 0 when every trial succeeded and ∞ otherwise."""
+    frequency, p = np.asarray(frequency, dtype=float), np.asarray(probability, dtype=float)
+    z = (frequency - p) / np.sqrt(np.maximum(p * (1 - p), 1e-300) / n)
+    z[p == 1] = np.where(frequency[p == 1] == 1, 0.0, np.inf)
+    return z

@@ -1,5 +1,5 @@
 from dpreplication.data import load_dpbench_histogram
-from dpreplication.replications import permute_and_flip as pf
+from dpreplication.replications import permute_and_flip_sampling as pf
 from dpreplication.workflow import publish, start
 
 start(snakemake)

@@ -1,4 +1,4 @@
-from dpreplication.replications import permute_and_flip as pf
+from dpreplication.replications import permute_and_flip_sampling as pf
 from dpreplication.workflow import publish, start
 
 start(snakemake)

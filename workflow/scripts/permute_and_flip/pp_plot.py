@@ -1,5 +1,5 @@
 from dpreplication.plotting import distributions
-from dpreplication.replications import permute_and_flip as pf
+from dpreplication.replications import permute_and_flip_sampling as pf
 from dpreplication.workflow import publish, start
 
 start(snakemake)
