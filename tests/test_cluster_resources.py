@@ -1,13 +1,17 @@
 """Per-rule cluster resources from benchmark records: the scaling arithmetic on made-up records,
 the rule/record mapping and the paper-profile scales on the real workflow."""
 
+import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 from dpreplication.cluster_resources import (
     PAPER_SAMPLE_SIZES,
+    PAPER_UNMEASURED,
     benchmark_globs,
+    local_rules,
     paper_scales,
     rule_resources,
 )
@@ -58,3 +62,19 @@ def test_paper_scales_come_from_the_two_profiles():
         / (base["truncated_laplace"]["monte_carlo"]["n_samples"])
     )
     assert set(ratios) == set(PAPER_SAMPLE_SIZES) and all(r >= 1 for r in ratios.values())
+
+
+def test_the_slurm_profile_sets_measured_resources_for_every_submitted_rule():
+    profile = yaml.safe_load((ROOT / "profiles/slurm/config.yaml").read_text())
+    resources = profile.get("set-resources")
+    if resources is None:
+        pytest.fail("profiles/slurm/config.yaml has no set-resources block: run `make cluster-resources`")
+    rules = set(
+        re.findall(r"^rule (\w+):", "".join(p.read_text() for p in (ROOT / "workflow/rules").glob("*.smk")), re.M)
+    )
+    benchmarked = set(benchmark_globs(ROOT / "workflow/rules", Path("records")))
+    submitted = benchmarked - local_rules(ROOT / "Snakefile") - set(PAPER_UNMEASURED)
+    assert set(resources) <= rules - local_rules(ROOT / "Snakefile"), set(resources) - rules
+    assert set(resources) == submitted, submitted ^ set(resources)
+    for rule, values in resources.items():
+        assert values["runtime"] >= 5 and values["mem_mb"] >= 1000 and values["cpus_per_task"] == 1, rule
