@@ -27,7 +27,7 @@ from dpreplication.mechanisms import gnmax
 from dpreplication.mechanisms import majority as mj
 from dpreplication.mechanisms.additive import gaussian_privacy_profile
 from dpreplication.replications import darrm_prediction as dp
-from dpreplication.replications import darrm_teachers
+from dpreplication.replications import darrm_teacher_quality, darrm_teachers
 from dpreplication.scorecard import Claim, evaluate_claims
 
 fetch_module = importlib.import_module("dpreplication.data.fetch")  # the package re-exports a function `fetch`
@@ -392,7 +392,7 @@ def test_missing_dataset_gives_needs_download_rows_and_claims(tmp_path):
     statuses, votes, per_teacher = dp.read_cached({"status_mnist": str(status_file)}, ["mnist"])
     settings = {**SETTINGS, "datasets": {"mnist": SETTINGS["datasets"]["mnist"]}, "ms": [3], "queries": [100]}
     accuracy = dp.accuracy_table(votes, statuses, settings, seed=1)
-    teachers = dp.teachers_table(per_teacher, statuses, settings)
+    teachers = darrm_teacher_quality.teachers_table(per_teacher, statuses, settings)
     for table in (accuracy, teachers):
         assert table.data_status.str.startswith("needs download: mnist is not available").all()
     assert accuracy.opt_mean.isna().all() and accuracy.gnmax_sigma.notna().all()
@@ -492,7 +492,9 @@ def test_teacher_diagnostics_count_votes_and_collapse():
     }
     settings = {"classes": [5, 8], "datasets": {"toy": {}, "gone": {}}}
     statuses = {"toy": {"available": True}, "gone": {"available": False, "missing": {"f": "not in the mirror"}}}
-    table = dp.teacher_diagnostics(votes, statuses, settings).set_index(["dataset", "kind", "teacher"])
+    table = darrm_teacher_quality.teacher_diagnostics(votes, statuses, settings).set_index(
+        ["dataset", "kind", "teacher"]
+    )
     collapsed = table.loc[("toy", "private", "0")]
     assert collapsed.accuracy == 0.5 and collapsed.rate_positive_class == 1.0 and collapsed.collapsed
     assert (collapsed.true_positive, collapsed.false_positive, collapsed.true_negative, collapsed.false_negative) == (

@@ -156,7 +156,7 @@ def fake_training(truth, pipeline_votes, accuracy_of):
             {
                 "config": plan.config,
                 "teacher": t,
-                **ablation.prediction.vote_diagnostics(v, truth, [5, 8]),
+                **ablation.quality.vote_diagnostics(v, truth, [5, 8]),
                 "seconds": 0.0,
             }
             for t, v in zip(indices, votes)

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from dpreplication.accounting.privacy_verifier import verify_privacy
-from dpreplication.replications import darrm
+from dpreplication.replications import darrm, darrm_verified
 from dpreplication.scorecard import evaluate_claims, load_registry
 
 REPO = Path(__file__).resolve().parents[1]
@@ -28,7 +28,7 @@ FUNCTIONS = {
     "f8_errors": darrm.figure8_errors,
     "f9_prior_shapes": darrm.figure9_prior_shapes,
     "f9_prior_errors": darrm.figure9_prior_errors,
-    "verified_numbers": darrm.verified_numbers,
+    "verified_numbers": darrm_verified.verified_numbers,
 }
 
 

@@ -98,7 +98,7 @@ def test_a_raw_file_corrupted_after_its_fetch_stops_the_loader(mirror, tmp_path)
 
 def test_privgene_datasets_verify_their_raw_files_as_they_read_them(tmp_path):
     from dpreplication.data.fetch import verified
-    from dpreplication.replications import privgene
+    from dpreplication.replications import privgene_datasets
 
     real = Path(os.environ.get(MIRROR_ENV, "")) / "lifesci"
     entry = DATASETS["lifesci"].files[0]
@@ -110,7 +110,7 @@ def test_privgene_datasets_verify_their_raw_files_as_they_read_them(tmp_path):
     assert verified(local) == local
     local.write_bytes(local.read_bytes().replace(b"1", b"2", 1))
     with pytest.raises(DataIntegrityError, match=f"{local}.*corrupt.*expected {entry.sha256}"):
-        privgene.prepare_dataset("Lifesci", [local], seed=1)
+        privgene_datasets.prepare_dataset("Lifesci", [local], seed=1)
 
 
 def test_a_corrupt_gzip_in_the_mirror_names_its_source_and_checksum(mirror, tmp_path):

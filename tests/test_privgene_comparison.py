@@ -15,6 +15,7 @@ from dpreplication.plotting import curves
 from dpreplication.replications import privgene as pg
 from dpreplication.replications import privgene_comparison as pc
 from dpreplication.replications import privgene_comparison_figures as pcf
+from dpreplication.replications import privgene_datasets
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = 7
@@ -66,7 +67,9 @@ def test_configured_methods_and_keys_fit_the_job_functions(profile):
     assert used == keyword_only, "every keyword of linear_method is configured, and nothing else"
     assert {"gupt_eps_fraction", "erm_lr_regulariser", "erm_svm_regulariser", "erm_huber_h"} <= used
     kmeans = section["kmeans"]
-    assert set(kmeans["methods"]) == set(pc.METHODS["kmeans"]) and set(kmeans["panels"]) <= set(pg.DATASETS)
+    assert set(kmeans["methods"]) == set(pc.METHODS["kmeans"]) and set(kmeans["panels"]) <= set(
+        privgene_datasets.DATASETS
+    )
     for method in kmeans["methods"]:
         settings = pc.kmeans_job_settings(section, config["algorithm"], method)
         inspect.signature(pc.kmeans_job).bind(None, 3, method, 0, seed=0, **settings)
@@ -192,7 +195,10 @@ def test_kmeans_jobs(kmeans_jobs, clusters):
 
 
 def test_comparison_tables_and_figures(linear_jobs, kmeans_jobs, classification, clusters):
-    tables = pcf.comparison_tables(pd.concat(linear_jobs), pd.concat(kmeans_jobs))
+    linear, kmeans = pd.concat(linear_jobs), pd.concat(kmeans_jobs)
+    tables = {prefix: pcf.figure_table(prefix, kmeans if prefix == "fig5_" else linear) for prefix in pcf.FIGURES}
+    assert pcf.figure_table("fig3_", linear[linear.task == "lr"]).equals(tables["fig3_"])  # other tasks ignored
+    tables.update(pcf.pair_tables(linear, kmeans))
     fig3, fig5 = tables["fig3_"], tables["fig5_"]
     assert list(fig3.method.unique()) == ["PrivGene", "PrivateERM", "FM", "GUPT", "Majority", "NoPrivacy"]
     assert (fig3.runs == 4).all() and (fig3.failures == 0).all()  # 2 repetitions × 2 folds

@@ -15,7 +15,7 @@ from dpreplication import seeding
 from dpreplication.data import DATASETS, DataIntegrityError, fetch, tabular
 from dpreplication.data.catalog import DataFile, Dataset
 from dpreplication.data.fetch import MIRROR_ENV
-from dpreplication.replications import privgene as pg
+from dpreplication.replications import privgene_datasets
 
 MIRROR = Path(os.environ.get(MIRROR_ENV, "")) if os.environ.get(MIRROR_ENV) else None
 
@@ -35,8 +35,8 @@ def mirrored(dataset: str, name: str, raw: Path) -> Path:
 
 
 def prepared(name: str, raw: Path):
-    spec = pg.DATASETS[name]
-    return pg.prepare_dataset(name, [mirrored(spec.catalog, f, raw) for f in spec.files], seed=1)
+    spec = privgene_datasets.DATASETS[name]
+    return privgene_datasets.prepare_dataset(name, [mirrored(spec.catalog, f, raw) for f in spec.files], seed=1)
 
 
 @pytest.mark.parametrize(
@@ -51,7 +51,7 @@ def prepared(name: str, raw: Path):
 def test_classification_sets_have_the_spec_shapes(name, rows, columns, positive, raw_dir):
     data = prepared(name, raw_dir)
     assert data.features.shape == (rows, columns)
-    assert data.dimensionality == pg.DATASETS[name].paper_d
+    assert data.dimensionality == privgene_datasets.DATASETS[name].paper_d
     assert data.labels.mean() == pytest.approx(positive, abs=5e-5)
     assert data.features.min() == -1.0 and data.features.max() == 1.0
 
@@ -67,7 +67,7 @@ def test_binary_columns_become_plus_minus_one_and_bank_matches_the_spec_frequenc
 def test_clustering_sets_and_the_bundled_image(raw_dir):
     lifesci = prepared("Lifesci", raw_dir)
     assert lifesci.features.shape == (26733, 10) and lifesci.labels is None and lifesci.dimensionality == 10
-    image = pg.prepare_dataset("Image", [], seed=1)
+    image = privgene_datasets.prepare_dataset("Image", [], seed=1)
     assert image.features.shape == (34112, 3) and image.dimensionality == 3 and image.substitute
     source = Path(__import__("sklearn").__file__).parent / "datasets" / "images" / tabular.IMAGE_NAME
     assert source.is_file(), "the Image substitute must come from inside the installed wheel"
@@ -78,7 +78,7 @@ def test_clustering_sets_and_the_bundled_image(raw_dir):
 
 
 def test_save_and_load_round_trip(tmp_path):
-    data = pg.prepare_dataset("Image", [], seed=3, image_pixels=500)
+    data = privgene_datasets.prepare_dataset("Image", [], seed=3, image_pixels=500)
     loaded = tabular.load(tabular.save(data, tmp_path / "image.npz"))
     assert loaded.name == "Image" and loaded.labels is None and np.array_equal(loaded.features, data.features)
     assert loaded.substitute == data.substitute
@@ -152,6 +152,6 @@ def test_zip_member_download_is_extracted_and_verified(tmp_path, monkeypatch):
 
 
 def test_table2_reports_every_substitution():
-    data = {"Image": pg.prepare_dataset("Image", [], seed=1, image_pixels=100)}
-    table = pg.table2(data)
+    data = {"Image": privgene_datasets.prepare_dataset("Image", [], seed=1, image_pixels=100)}
+    table = privgene_datasets.table2(data)
     assert table.loc[0, "substitute"].startswith("SIPU") and table.loc[0, "paper_n"] == 34112

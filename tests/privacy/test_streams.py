@@ -37,11 +37,14 @@ from dpreplication.learning import protocol
 from dpreplication.mechanisms import selection
 from dpreplication.replications import (
     darrm,
+    darrm_lemmas,
     darrm_prediction,
+    darrm_verified,
     permute_and_flip,
     permute_and_flip_sampling,
     privgene,
-    privgene_figures,
+    privgene_datasets,
+    privgene_verified,
 )
 from dpreplication.replications import privgene_comparison as pc
 
@@ -500,7 +503,7 @@ def privacy_audit_site(patch):
 
 def first_selection_site(patch):
     def run(data="toy", task="lr", seed=1):
-        return privgene_figures.first_selection_random_mass(
+        return privgene_verified.first_selection_random_mass(
             toy_data(data), task, [1e-3], seed=seed, algorithm=ALGORITHM, draws=3
         )
 
@@ -517,7 +520,7 @@ def first_selection_site(patch):
 def privgene_audit_site(patch):
     """The exact EEM audits: one stream per (task, regime), shared by design by the selectors and
     the negative control (Δ/4) of that cell, so they audit the same random neighbours."""
-    run = with_defaults(privgene_figures.verified_numbers, seed=1, algorithm=ALGORITHM, audit_random_tuples=3)
+    run = with_defaults(privgene_verified.verified_numbers, seed=1, algorithm=ALGORITHM, audit_random_tuples=3)
     return Site(
         run,
         ("paper", "tag", "task", "regime"),
@@ -529,7 +532,7 @@ def privgene_audit_site(patch):
 
 def image_data_site(patch):
     def run(seed=1):
-        return privgene.prepare_dataset("Image", [], seed, image_pixels=200).features
+        return privgene_datasets.prepare_dataset("Image", [], seed, image_pixels=200).features
 
     return Site(run, ("paper", "tag", "dataset"), tagged("privgene", "data"), 1, {"seed": {"seed": 2}})
 
@@ -565,7 +568,7 @@ def ensemble_errors_site(patch):
 
 def darrm_monte_carlo_table_site(patch):
     def run(setting="S", actual="T_U", seed=1):
-        return darrm._monte_carlo_table(setting, 11, [1, 3], 0.1, ["Sub"], 50, seed, {}, 0.0, actual=actual)
+        return darrm_verified.monte_carlo_table(setting, 11, [1, 3], 0.1, ["Sub"], 50, seed, {}, 0.0, actual=actual)
 
     return Site(
         run,
@@ -578,7 +581,7 @@ def darrm_monte_carlo_table_site(patch):
 
 def darrm_rr_site(patch):
     return Site(
-        lambda seed=1: darrm._randomized_response_rows(seed),
+        lambda seed=1: darrm_lemmas.randomized_response_rows(seed),
         ("paper", "tag", "setting", "m"),
         tagged("darrm", "verified", "RR"),
         3,
@@ -588,7 +591,7 @@ def darrm_rr_site(patch):
 
 def darrm_vertex_site(patch):
     return Site(
-        lambda seed=1: darrm._vertex_reduction_rows(50, seed),
+        lambda seed=1: darrm_lemmas.vertex_reduction_rows(50, seed),
         ("paper", "tag", "setting", "m", "Delta"),
         tagged("darrm", "verified", "vertex"),
         3 * 2,
@@ -683,10 +686,13 @@ def test_every_call_site_is_covered():
         "protocol",
         "privgene",
         "privgene_comparison",
-        "privgene_figures",
+        "privgene_verified",
+        "privgene_datasets",
         "darrm_prediction",
         "darrm_teachers",
         "darrm",
+        "darrm_lemmas",
+        "darrm_verified",
         "permute_and_flip",
         "permute_and_flip_sampling",
         "monte_carlo",

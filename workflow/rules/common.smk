@@ -91,7 +91,8 @@ def code_inputs(*modules, plots=True):
     package unless ``plots`` is False (jobs that only compute, so that editing a
     plot never reruns hours of training or genetic search).
     """
-    core = ["__init__.py", "numerics.py", "seeding.py", "provenance.py", "workflow.py"]
+    core = ["__init__.py", "exports.py", "numerics.py", "seeding.py", "provenance.py", "validation.py", "workflow.py",
+            "workflow_config.py"]
     if plots:
         core.append("plotting")
     files = []
@@ -221,7 +222,7 @@ def darrm_prediction_inputs(output):
 
 
 # ---------------------------------------------------------------- PrivGene (spec shared/specs/privgene.md)
-from dpreplication.replications.privgene import DATASETS as PRIVGENE_DATASETS  # noqa: E402
+from dpreplication.replications.privgene_datasets import DATASETS as PRIVGENE_DATASETS  # noqa: E402
 from dpreplication.workflow import batch_labels  # noqa: E402
 
 
@@ -307,12 +308,15 @@ def privgene_kmeans_settings(wildcards):
     return kmeans_job_settings(settings("privgene/comparison"), settings("privgene/algorithm"), wildcards.method)
 
 
-def privgene_comparison_jobs(job, reference):
-    """Every job output behind Figs 3–4: ``job`` per configured (dataset, task, method, repetition),
-    or, for NoPrivacy, the ``reference`` job of the same repetition (same folds, nothing rerun)."""
+def privgene_comparison_jobs(job, reference, tasks=None):
+    """Every job output behind Figs 3–4 (or only ``tasks``' figures): ``job`` per configured
+    (dataset, task, method, repetition), or, for NoPrivacy, the ``reference`` job of the same
+    repetition (same folds, nothing rerun)."""
     section = settings("privgene/comparison")
     paths = []
     for task, methods in section["methods"].items():
+        if tasks is not None and task not in tasks:
+            continue
         for method in methods:
             paths += expand(reference if method == "NoPrivacy" else job, pg_dataset=section["datasets"], task=task,
                             method=method, repetitions=repetition_batches(section["repetitions"]))

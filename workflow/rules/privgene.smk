@@ -4,9 +4,10 @@ spec's exact checks. Spec: shared/specs/privgene.md. One job per (dataset, task,
 repetition) writes a small CSV under WORK; an aggregation rule per figure publishes it."""
 
 PG = "privgene"
-PG_JOB_CODE = code_inputs("data/tabular.py", "learning/fitness.py", "learning/genetic.py", "learning/protocol.py",
+PG_JOB_CODE = code_inputs("data", "learning/fitness.py", "learning/genetic.py", "learning/protocol.py",
                           "learning/models.py", "mechanisms/selection.py", "mechanisms/enhanced_exponential.py",
-                          "mechanisms/additive.py", "replications/privgene.py", plots=False)
+                          "mechanisms/additive.py", "replications/privgene.py",
+                          "replications/privgene_datasets.py", plots=False)
 """What the (many, costly) jobs run; the aggregation rules also depend on the figure-table module."""
 PG_CODE = sorted(set(PG_JOB_CODE) | set(code_inputs("replications/privgene_figures.py")))
 PG_WORK = f"{WORK}/{PG}"
@@ -179,7 +180,7 @@ rule privgene_verified_numbers:
     message: "PrivGene: the spec's exact numbers (r, s_48, Example 1, budget) and exact EEM privacy audits"
     input:
         data=[privgene_data(name) for name in ("Adult", "Banking", "US", "BR")],
-        code=PG_CODE,
+        code=sorted(set(PG_CODE) | set(code_inputs("replications/privgene_verified.py"))),
     output: **published(PG, "verified_numbers", TABLE, "privgene_verified_numbers.rst")
     params:
         settings={**settings(f"{PG}/verified_numbers"), "algorithm": settings(f"{PG}/algorithm"),
@@ -236,29 +237,52 @@ rule privgene_kmeans_job:
     script: "../scripts/privgene/kmeans_job.py"
 
 
-rule privgene_comparison:
-    message: "PrivGene: Figs 3 (LR), 4 (SVM) and 5 (k-means) against ε with the baselines, and paired differences"
+PG_COMPARISON_FIGURES = {
+    "fig3": ("fig3_lr", "Fig. 3, logistic regression", ["lr"]),
+    "fig4": ("fig4_svm", "Fig. 4, SVM", ["svm"]),
+    "fig5": ("fig5_kmeans", "Fig. 5, k-means", None),
+}
+"""Rule privgene_<key> -> (output name, what it draws, the Figs 3–4 tasks it reads; None: Fig. 5's k-means jobs)."""
+
+for _figure, (_name, _what, _tasks) in PG_COMPARISON_FIGURES.items():
+    rule:
+        name: f"privgene_{_figure}"
+        message: f"PrivGene: {_what}, against ε with the baselines"
+        input:
+            jobs=(privgene_kmeans_jobs(rules.privgene_kmeans_job.output[0]) if _tasks is None else
+                  privgene_comparison_jobs(rules.privgene_comparison_job.output[0],
+                                           rules.privgene_reference_job.output[0], _tasks)),
+            data=[privgene_data(name) for name in (settings(f"{PG}/comparison")["kmeans"]["panels"] if _tasks is None
+                                                   else settings(f"{PG}/comparison")["datasets"])],
+            code=PGC_CODE,
+        output: **published(PG, _name, FIGURE, f"privgene_{_figure}.rst")
+        params: settings=settings(f"{PG}/comparison"), figure=f"{_figure}_"
+        conda: ENVIRONMENT
+        log: f"{LOGS}/{PG}/{_name}.log"
+        benchmark: f"{BENCHMARKS}/{PG}/{_name}.tsv"
+        script: "../scripts/privgene/comparison_figure.py"
+
+    register(PG, getattr(rules, f"privgene_{_figure}").output)
+
+
+rule privgene_comparison_pairs:
+    message: "PrivGene: paired differences, their summary and each method's level across Figs 3-5"
     input:
         jobs=privgene_comparison_jobs(rules.privgene_comparison_job.output[0], rules.privgene_reference_job.output[0]),
         kmeans=privgene_kmeans_jobs(rules.privgene_kmeans_job.output[0]),
-        data=[privgene_data(name) for name in
-              sorted(set(settings(f"{PG}/comparison")["datasets"]) | set(settings(f"{PG}/comparison")["kmeans"]["panels"]))],
         code=PGC_CODE,
     output:
-        **{f"fig3_{k}": v for k, v in published(PG, "fig3_lr", FIGURE, "privgene_fig3.rst").items()},
-        **{f"fig4_{k}": v for k, v in published(PG, "fig4_svm", FIGURE, "privgene_fig4.rst").items()},
-        **{f"fig5_{k}": v for k, v in published(PG, "fig5_kmeans", FIGURE, "privgene_fig5.rst").items()},
         **{f"pairs_{k}": v for k, v in published(PG, "comparison_pairs", TABLE, "privgene_comparison_pairs.rst").items()},
         **{f"summary_{k}": v for k, v in published(PG, "comparison_summary", TABLE, "privgene_comparison_summary.rst").items()},
         **{f"levels_{k}": v for k, v in published(PG, "comparison_levels", TABLE, "privgene_comparison_levels.rst").items()},
     params: settings=settings(f"{PG}/comparison")
     conda: ENVIRONMENT
-    log: f"{LOGS}/{PG}/comparison.log"
-    benchmark: f"{BENCHMARKS}/{PG}/comparison.tsv"
-    script: "../scripts/privgene/comparison.py"
+    log: f"{LOGS}/{PG}/comparison_pairs.log"
+    benchmark: f"{BENCHMARKS}/{PG}/comparison_pairs.tsv"
+    script: "../scripts/privgene/comparison_pairs.py"
 
 
-register(PG, rules.privgene_comparison.output)
+register(PG, rules.privgene_comparison_pairs.output)
 
 rule privgene_paper_r_comparison_job:
     """PrivGene at the paper's r for the small ε of the grid on the smaller US/BR copies (c

@@ -13,7 +13,7 @@ Each configuration fixes the epochs, the optimiser and its learning rate, and a 
 Every configuration trains teachers ``0..n−1`` on the same shards with the same seeds as the
 pipeline (common random numbers: the configurations differ only in what they change), so the
 ``stated`` configuration reproduces the cached votes of the pipeline (checked, on CPU). A row
-reports the per-teacher accuracies and collapse (:func:`~dpreplication.replications.darrm_prediction.vote_diagnostics`),
+reports the per-teacher accuracies and collapse (:func:`~dpreplication.replications.darrm_teacher_quality.vote_diagnostics`),
 ε of the budget's accountant and of ours at the stated Δ, and — when all K teachers are trained
 — the exact expected accuracies of GNMax, DaRRM_Sub and DaRRM_opt over the test pool at the
 stated per-query budget ``(mε_teacher, mΔ)``. ``best`` marks the configuration within the stated
@@ -32,6 +32,7 @@ import pandas as pd
 
 from dpreplication.accounting import rdp
 from dpreplication.replications import darrm_prediction as prediction
+from dpreplication.replications import darrm_teacher_quality as quality
 from dpreplication.replications import darrm_teachers as teachers
 from dpreplication.scorecard.claims import DATA_STATUS_COLUMN
 
@@ -148,7 +149,7 @@ def train_configuration(files: dict, settings: dict, config: dict, indices, seed
         if record.noise_multiplier != plan.noise_multiplier or record.steps != plan.steps:
             raise RuntimeError(f"{plan.config} teacher {teacher}: Opacus trained with {record}, not {plan}")
         votes.append(learning.predict(model, x_test, device))
-        diagnostics = prediction.vote_diagnostics(votes[-1], y_test, settings["classes"])
+        diagnostics = quality.vote_diagnostics(votes[-1], y_test, settings["classes"])
         rows.append({"config": plan.config, "teacher": teacher, **diagnostics, "seconds": record.seconds})
         log.info(
             "%s teacher %d: %d steps (σ = %.4f, %s, lr %g) in %.1fs, test accuracy %.4f",
@@ -315,7 +316,7 @@ def best_configuration_accuracy(
     if files is not None:
         name, private, rows = best_configuration_votes(files, settings, table, votes, seed)
         diagnostics = pd.DataFrame(
-            [prediction.vote_diagnostics(vote, private["labels"], settings["classes"]) for vote in private["votes"]]
+            [quality.vote_diagnostics(vote, private["labels"], settings["classes"]) for vote in private["votes"]]
         )
         mean_accuracy, collapsed = diagnostics.accuracy.mean(), int(diagnostics.collapsed.sum())
         votes_by_dataset = {dataset: {"private": private, "nonprivate": cached["nonprivate"]}}

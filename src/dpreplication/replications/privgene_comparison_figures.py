@@ -13,8 +13,8 @@ import pandas as pd
 
 from dpreplication.data import tabular
 from dpreplication.learning.protocol import mean_confidence_interval, summarise
-from dpreplication.replications.privgene import DATASETS
 from dpreplication.replications.privgene_comparison import EPSILON_FREE, METHOD_ORDER
+from dpreplication.replications.privgene_datasets import DATASETS
 
 FIGURES = {
     "fig3_": ("lr", "error", "misclassification rate"),
@@ -168,21 +168,33 @@ def panel_titles(figure: pd.DataFrame, data: dict[str, tabular.TabularData]) -> 
     return titles
 
 
-def comparison_tables(jobs: pd.DataFrame, kmeans_jobs: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Every table of the comparison, keyed by output prefix: ``fig3_``, ``fig4_``, ``fig5_``
-    (:func:`comparison_figure`), ``pairs_`` (:func:`paired_differences` of the three),
-    ``summary_`` (:func:`pair_summary`) and ``levels_`` (:func:`method_levels`).
+def figure_table(prefix: str, jobs: pd.DataFrame) -> pd.DataFrame:
+    """The table of one comparison figure, ``prefix`` of :data:`FIGURES` (``fig3_`` LR, ``fig4_``
+    SVM, ``fig5_`` k-means), from its job tables (:func:`comparison_figure` of :func:`comparison_runs`).
+
+    ``jobs``: the Figs 3–4 job tables with the NoPrivacy reference jobs (rows of other tasks are
+    ignored), or Fig. 5's k-means job tables.
+    """
+    task, value, _ = FIGURES[prefix]
+    return comparison_figure(comparison_runs(_jobs_of(task, jobs)), value)
+
+
+def pair_tables(jobs: pd.DataFrame, kmeans_jobs: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The tables across the three figures, keyed by output prefix: ``pairs_``
+    (:func:`paired_differences`), ``summary_`` (:func:`pair_summary`) and ``levels_``
+    (:func:`method_levels`).
 
     ``jobs``: the Figs 3–4 job tables with the NoPrivacy reference jobs; ``kmeans_jobs``: Fig. 5's.
     """
-    tables, pairs, levels = {}, [], []
-    for prefix, (task, value, _) in FIGURES.items():
-        source = kmeans_jobs if task == "kmeans" else jobs[jobs.task == task]
-        runs = comparison_runs(source)
-        tables[prefix] = comparison_figure(runs, value)
+    pairs, levels = [], []
+    for task, value, _ in FIGURES.values():
+        runs = comparison_runs(_jobs_of(task, kmeans_jobs if task == "kmeans" else jobs))
         pairs.append(paired_differences(runs, value))
-        levels.append(method_levels(tables[prefix], value))
-    tables["pairs_"] = pd.concat(pairs, ignore_index=True)
-    tables["summary_"] = pair_summary(tables["pairs_"])
-    tables["levels_"] = pd.concat(levels, ignore_index=True)
-    return tables
+        levels.append(method_levels(comparison_figure(runs, value), value))
+    pairs = pd.concat(pairs, ignore_index=True)
+    return {"pairs_": pairs, "summary_": pair_summary(pairs), "levels_": pd.concat(levels, ignore_index=True)}
+
+
+def _jobs_of(task: str, jobs: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``task`` (every k-means job for ``"kmeans"``, whose tasks are ``kmeans_k<k>``)."""
+    return jobs if task == "kmeans" else jobs[jobs.task == task]

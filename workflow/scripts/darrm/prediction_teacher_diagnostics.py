@@ -1,7 +1,7 @@
-from dpreplication.replications import darrm_prediction
+from dpreplication.replications import darrm_prediction, darrm_teacher_quality
 from dpreplication.workflow import publish, start
 
 start(snakemake)
 settings = snakemake.params.settings
 statuses, votes, _ = darrm_prediction.read_cached(snakemake.input, settings["datasets"])
-publish(snakemake, darrm_prediction.teacher_diagnostics(votes, statuses, settings))
+publish(snakemake, darrm_teacher_quality.teacher_diagnostics(votes, statuses, settings))

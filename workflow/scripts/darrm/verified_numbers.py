@@ -1,5 +1,5 @@
-from dpreplication.replications import darrm
+from dpreplication.replications import darrm_verified
 from dpreplication.workflow import publish, start
 
 start(snakemake)
-publish(snakemake, darrm.verified_numbers(**snakemake.params.settings, seed=snakemake.params.seed))
+publish(snakemake, darrm_verified.verified_numbers(**snakemake.params.settings, seed=snakemake.params.seed))

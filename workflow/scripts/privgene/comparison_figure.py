@@ -1,0 +1,21 @@
+import pandas as pd
+
+from dpreplication.data import tabular
+from dpreplication.plotting import curves
+from dpreplication.replications import privgene_comparison_figures as pgc
+from dpreplication.workflow import publish, start
+
+start(snakemake)
+prefix = snakemake.params.figure
+data = {item.name: item for item in map(tabular.load, snakemake.input.data)}
+table = pgc.figure_table(prefix, pd.concat(map(pd.read_csv, snakemake.input.jobs)))
+_, value, label = pgc.FIGURES[prefix]
+figure = curves.value_against_epsilon(
+    table,
+    value,
+    label,
+    pgc.panel_titles(table, data),
+    snakemake.params.settings["kmeans"]["log_y"],
+    pgc.REFERENCE_METHODS,
+)
+publish(snakemake, table, figure)
