@@ -16,6 +16,7 @@ from dpreplication.cluster_resources import (
     paper_scales,
     rule_resources,
 )
+from dpreplication.workflow_config import profile_config
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = load_workflow(ROOT / "Snakefile")
@@ -53,11 +54,8 @@ def test_every_benchmark_directive_maps_to_a_records_glob():
 
 
 def test_paper_scales_come_from_the_two_profiles():
-    repetitions, ratios = paper_scales(
-        ROOT / "config/config.yaml", ROOT / "config/profiles/paper.yaml", ROOT / "config/profiles/default.yaml"
-    )
-    paper = yaml.safe_load((ROOT / "config/profiles/paper.yaml").read_text())
-    base = yaml.safe_load((ROOT / "config/config.yaml").read_text())
+    repetitions, ratios = paper_scales(ROOT)
+    paper, base = profile_config("paper", ROOT), profile_config("default", ROOT)
     assert repetitions == paper["privgene"]["repetitions_per_job"]
     assert (
         ratios["tl_monte_carlo"]

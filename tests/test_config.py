@@ -1,5 +1,7 @@
-"""Configuration: every profile validates; a bad value stops the run naming the key."""
+"""Configuration: every default has one home (the schema), every profile validates, a bad value
+stops the run naming the key."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -8,27 +10,83 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
+from dpreplication.workflow_config import BASE_CONFIG, PROFILES, load_yaml, merge_config, profile_config, with_defaults
+
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--directory", str(REPO), "--snakefile", str(REPO / "Snakefile")]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
 
-def merged(profile):
-    base = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    overlay = yaml.safe_load((REPO / "config" / "profiles" / f"{profile}.yaml").read_text()) or {}
+@pytest.mark.parametrize("profile", ["quick", "default", "paper"])
+def test_every_profile_validates(profile):
+    validate(profile_config(profile, REPO), str(SCHEMA))
 
-    def merge(a, b):
-        return {
-            **a,
-            **{k: merge(a[k], v) if isinstance(v, dict) and isinstance(a.get(k), dict) else v for k, v in b.items()},
-        }
 
-    return {**merge(base, overlay), "profile": profile}
+def leaves(mapping, path=()):
+    """(key path, value) of every non-mapping value and every empty mapping of ``mapping``."""
+    for key, value in mapping.items():
+        if isinstance(value, dict) and value:
+            yield from leaves(value, (*path, key))
+        else:
+            yield (*path, key), value
+
+
+def value_at(mapping, path):
+    for key in path:
+        if not isinstance(mapping, dict) or key not in mapping:
+            return KeyError
+        mapping = mapping[key]
+    return mapping
+
+
+def test_the_base_config_states_only_what_differs_from_the_schema_defaults():
+    defaults = with_defaults({"profile": "default"}, SCHEMA)
+    base = load_yaml(REPO / BASE_CONFIG)
+    repeated = [".".join(p) for p, v in leaves(base) if p != ("profile",) and value_at(defaults, p) == v]
+    assert not repeated, f"config/config.yaml repeats the schema's default of {repeated}: delete them there"
 
 
 @pytest.mark.parametrize("profile", ["quick", "default", "paper"])
-def test_every_profile_validates(profile):
-    validate(merged(profile), str(SCHEMA))
+def test_a_profile_overlay_states_only_what_differs_from_the_default_profile(profile):
+    base = profile_config("default", REPO)
+    overlay = load_yaml(REPO / PROFILES / f"{profile}.yaml")
+    repeated = [".".join(p) for p, v in leaves(overlay) if value_at(base, p) == v]
+    assert not repeated, f"config/profiles/{profile}.yaml repeats the default profile's {repeated}: delete them there"
+
+
+def test_a_repeated_default_is_caught(tmp_path):
+    """Negative control of the two checks above: restating one default is found."""
+    defaults = with_defaults({"profile": "default"}, SCHEMA)
+    restated = {
+        "profile": "default",
+        "darrm": {"f8_errors": {"n_repeats": defaults["darrm"]["f8_errors"]["n_repeats"]}},
+    }
+    assert [p for p, v in leaves(restated) if p != ("profile",) and value_at(defaults, p) == v] == [
+        ("darrm", "f8_errors", "n_repeats")
+    ]
+
+
+def test_the_order_keys_are_written_in_changes_nothing():
+    """Mappings come out in schema order, so a user's key order cannot change a settings line, a
+    sidecar or a configuration hash."""
+
+    def reversed_keys(value):
+        if isinstance(value, dict):
+            return {key: reversed_keys(value[key]) for key in reversed(list(value))}
+        return [reversed_keys(item) for item in value] if isinstance(value, list) else value
+
+    written = merge_config(load_yaml(REPO / BASE_CONFIG), load_yaml(REPO / PROFILES / "quick.yaml"))
+    resolved = with_defaults({**written, "profile": "quick"}, SCHEMA)
+    assert json.dumps(with_defaults(reversed_keys({**written, "profile": "quick"}), SCHEMA)) == json.dumps(resolved)
+    assert list(resolved) == [key for key in load_yaml(SCHEMA)["properties"] if key in resolved]
+
+
+def test_the_command_line_prints_a_profiles_whole_configuration():
+    printed = subprocess.run(
+        [sys.executable, "-m", "dpreplication.workflow_config", "quick"], capture_output=True, text=True, cwd=REPO
+    )
+    assert printed.returncode == 0, printed.stderr
+    assert yaml.safe_load(printed.stdout) == profile_config("quick", REPO)
 
 
 def test_every_key_has_a_description_and_a_default():
@@ -37,7 +95,7 @@ def test_every_key_has_a_description_and_a_default():
     def walk(node, path):
         for key, sub in node.get("properties", {}).items():
             assert "description" in sub, f"{path}{key}: no description"
-            assert "default" in sub, f"{path}{key}: no default"
+            assert "default" in sub or key in node.get("required", []), f"{path}{key}: no default"
             walk(sub, f"{path}{key}.")
 
     walk(schema, "")

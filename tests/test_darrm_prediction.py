@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 from scipy import special
 
 from dpreplication.accounting import rdp
@@ -29,11 +28,12 @@ from dpreplication.mechanisms.additive import gaussian_privacy_profile
 from dpreplication.replications import darrm_prediction as dp
 from dpreplication.replications import darrm_teacher_quality, darrm_teachers
 from dpreplication.scorecard import Claim, evaluate_claims
+from dpreplication.workflow_config import profile_config
 
 fetch_module = importlib.import_module("dpreplication.data.fetch")  # the package re-exports a function `fetch`
 REPO = Path(__file__).resolve().parents[1]
 LABELS = "train-labels-idx1-ubyte"
-SETTINGS = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["darrm"]["private_prediction"]
+SETTINGS = profile_config("default", REPO)["darrm"]["private_prediction"]
 
 # Spec §3 table: dataset, m, ε_agg, δ_agg, σ, λ*, Pr[GNMax correct | 11–0 vote], ε_tot and δ_tot at Q = 100.
 SPEC_GNMAX = [

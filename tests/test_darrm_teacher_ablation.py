@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 
 from dpreplication.accounting import rdp
 from dpreplication.data import DATASETS
@@ -17,9 +16,10 @@ from dpreplication.data.catalog import DataFile, Dataset
 from dpreplication.data.fetch import content_sha256
 from dpreplication.replications import darrm_teacher_ablation as ablation
 from dpreplication.replications import darrm_teachers
+from dpreplication.workflow_config import profile_config
 
 REPO = Path(__file__).resolve().parents[1]
-CONFIG = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["darrm"]
+CONFIG = profile_config("default", REPO)["darrm"]
 SETTINGS = ablation.ablation_settings(CONFIG["private_prediction"], CONFIG["teacher_ablation"], "highs")
 MNIST_RATE = 1 / 32  # Opacus' rate for the 1,024-image MNIST shards at batch 32
 

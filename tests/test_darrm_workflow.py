@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
 from dpreplication.accounting.privacy_verifier import verify_privacy
 from dpreplication.replications import darrm, darrm_verified
 from dpreplication.scorecard import evaluate_claims, load_registry
+from dpreplication.workflow_config import profile_config
 
 REPO = Path(__file__).resolve().parents[1]
 REGISTRY = REPO / "workflow" / "claims" / "darrm.yaml"
@@ -33,9 +33,7 @@ FUNCTIONS = {
 
 
 def darrm_config(profile):
-    section = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["darrm"]
-    overlay = (yaml.safe_load((REPO / "config" / "profiles" / f"{profile}.yaml").read_text()) or {}).get("darrm", {})
-    return {k: {**v, **overlay.get(k, {})} if isinstance(v, dict) else overlay.get(k, v) for k, v in section.items()}
+    return profile_config(profile, REPO)["darrm"]
 
 
 def test_registry_loads_with_at_least_20_claims():

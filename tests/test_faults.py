@@ -26,8 +26,7 @@ from dpreplication.data.fetch import MIRROR_ENV
 from dpreplication.workflow_config import (
     cross_field_problems,
     library_versions,
-    load_yaml,
-    merge_config,
+    profile_config,
     profile_selection_problem,
     requested_profile,
 )
@@ -113,16 +112,6 @@ def test_a_compressed_or_truncated_local_copy_is_corrupt_not_undecodable(tmp_pat
 SCHEMA = str(REPO / "workflow/schemas/config.schema.yaml")
 
 
-def profile_config(profile: str) -> dict:
-    """A committed profile's configuration (base + overlay), validated with its defaults filled in."""
-    from snakemake.utils import validate
-
-    config = merge_config(load_yaml(REPO / "config/config.yaml"), load_yaml(REPO / f"config/profiles/{profile}.yaml"))
-    config["profile"] = profile
-    validate(config, SCHEMA, set_default=True)
-    return config
-
-
 def replace(path: str, value):
     """A fault: the value at the dotted ``path`` (a number indexes a list) replaced by ``value``."""
 
@@ -178,7 +167,7 @@ def test_a_value_the_schema_accepts_but_the_code_rejects_is_named_by_its_key(fau
     check, run before any job, names the key. The committed configuration is the control."""
     from snakemake.utils import validate
 
-    config = profile_config("default")
+    config = profile_config("default", REPO)
     assert cross_field_problems(config) == []
     inject, message = CROSS_FIELD_FAULTS[fault]
     inject(config)
@@ -189,7 +178,7 @@ def test_a_value_the_schema_accepts_but_the_code_rejects_is_named_by_its_key(fau
 
 @pytest.mark.parametrize("profile", ["default", "quick", "paper"])
 def test_every_committed_profile_is_consistent(profile):
-    assert cross_field_problems(profile_config(profile)) == []
+    assert cross_field_problems(profile_config(profile, REPO)) == []
 
 
 def test_the_profile_a_command_line_selects(tmp_path, monkeypatch):

@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 
 from dpreplication.data.tabular import TabularData
 from dpreplication.learning import models, objective_perturbation
@@ -16,6 +15,7 @@ from dpreplication.replications import privgene as pg
 from dpreplication.replications import privgene_comparison as pc
 from dpreplication.replications import privgene_comparison_figures as pcf
 from dpreplication.replications import privgene_datasets
+from dpreplication.workflow_config import profile_config
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = 7
@@ -36,15 +36,8 @@ JOB_COLUMNS = [
 
 
 def privgene_config(profile):
-    """The privgene section of a profile (base + overlay, merged two levels deep as Snakemake does)."""
-    base = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["privgene"]
-    overlay = (yaml.safe_load((REPO / "config" / "profiles" / f"{profile}.yaml").read_text()) or {}).get("privgene", {})
-    merged = {
-        key: {**value, **overlay.get(key, {})} if isinstance(value, dict) else overlay.get(key, value)
-        for key, value in base.items()
-    }
-    merged["comparison"]["kmeans"] = {**base["comparison"]["kmeans"], **overlay.get("comparison", {}).get("kmeans", {})}
-    return merged
+    """The privgene section of a profile's whole configuration, as the workflow resolves it."""
+    return profile_config(profile, REPO)["privgene"]
 
 
 @pytest.mark.parametrize("profile", ["quick", "default", "paper"])

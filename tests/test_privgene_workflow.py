@@ -6,13 +6,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 
 from dpreplication.learning.genetic import PrivGeneSettings
 from dpreplication.plotting import curves
 from dpreplication.replications import privgene as pg
 from dpreplication.replications import privgene_figures as pgf
 from dpreplication.scorecard import load_registry
+from dpreplication.workflow_config import profile_config
 
 REPO = Path(__file__).resolve().parents[1]
 REGISTRY = REPO / "workflow" / "claims" / "privgene.yaml"
@@ -31,14 +31,13 @@ def test_registry_tables_are_privgene_outputs():
 
 @pytest.mark.parametrize("profile", ["quick", "default", "paper"])
 def test_algorithm_section_fits_the_settings(profile):
-    base = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["privgene"]
-    overlay = (yaml.safe_load((REPO / "config" / "profiles" / f"{profile}.yaml").read_text()) or {}).get("privgene", {})
-    algorithm = {**base["algorithm"], **overlay.get("algorithm", {})}
+    config = profile_config(profile, REPO)["privgene"]
+    algorithm = config["algorithm"]
     settings = pg.algorithm_settings(algorithm)
     unused = set(algorithm) - set(PrivGeneSettings.__dataclass_fields__)
     assert unused == {"svm_C", "kmeans_delta_factor"}, unused  # used by the fitness, not the GA
     assert settings.c == algorithm["c"] and settings.m == algorithm["m"]
-    section = {**base["choice_of_c"], **overlay.get("choice_of_c", {})}
+    section = config["choice_of_c"]
     assert section["reference_c"] in section["c_grid"] and algorithm["c"] in section["c_grid"]
 
 

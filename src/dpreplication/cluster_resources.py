@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dpreplication.workflow_config import load_yaml, merge_config
+from dpreplication.workflow_config import profile_config
 
 RUNTIME_MARGIN = 3.0
 """Runtime limit = this × the scaled slowest job (queue machines are slower than a laptop)."""
@@ -92,11 +92,12 @@ def _config_value(config: dict, key: str):
     return config
 
 
-def paper_scales(base_config: Path, paper_profile: Path, measured_profile: Path) -> tuple[float, dict[str, float]]:
+def paper_scales(
+    checkout: Path, paper_profile: str = "paper", measured_profile: str = "default"
+) -> tuple[float, dict[str, float]]:
     """The paper profile's repetitions per job, and each :data:`PAPER_SAMPLE_SIZES` rule's ratio of
-    paper to measured sample size, from the configuration files."""
-    base = load_yaml(base_config)
-    paper, measured = merge_config(base, load_yaml(paper_profile)), merge_config(base, load_yaml(measured_profile))
+    paper to measured sample size, from the two profiles' whole configurations."""
+    paper, measured = profile_config(paper_profile, checkout), profile_config(measured_profile, checkout)
     ratios = {rule: _config_value(paper, k) / _config_value(measured, k) for rule, k in PAPER_SAMPLE_SIZES.items()}
     return float(paper["privgene"]["repetitions_per_job"]), ratios
 
@@ -156,12 +157,12 @@ def main(argv: list[str] | None = None) -> None:
         "records", type=Path, help="benchmark records of a finished run, e.g. benchmarks/records/default"
     )
     parser.add_argument("profile", type=Path, help="the Snakemake profile to update, e.g. profiles/slurm/config.yaml")
-    parser.add_argument("--config", type=Path, default=Path("config/config.yaml"))
-    parser.add_argument("--paper-profile", type=Path, default=Path("config/profiles/paper.yaml"))
-    parser.add_argument("--measured-profile", type=Path, default=Path("config/profiles/default.yaml"))
+    parser.add_argument("--checkout", type=Path, default=Path("."), help="the checkout whose config/ to read")
+    parser.add_argument("--paper-profile", default="paper")
+    parser.add_argument("--measured-profile", default="default", help="the profile the records come from")
     parser.add_argument("--snakefile", type=Path, default=Path("Snakefile"))
     arguments = parser.parse_args(argv)
-    repetitions, ratios = paper_scales(arguments.config, arguments.paper_profile, arguments.measured_profile)
+    repetitions, ratios = paper_scales(arguments.checkout, arguments.paper_profile, arguments.measured_profile)
     skipped = local_rules(arguments.snakefile) | set(PAPER_UNMEASURED)
     globs = {
         rule: g

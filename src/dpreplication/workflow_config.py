@@ -1,5 +1,9 @@
-"""The workflow's configuration as a user changes it: overlays merged section by section, and the
-name of the output tree a changed configuration (a variant) writes to."""
+"""The workflow's configuration as a user changes it: overlays merged section by section, defaults
+filled from the schema (their one home), and the name of the output tree a changed configuration (a
+variant) writes to.
+
+Usage: ``python -m dpreplication.workflow_config [PROFILE]`` prints a profile's whole configuration,
+every default filled in."""
 
 from __future__ import annotations
 
@@ -35,6 +39,14 @@ def load_yaml(path: str | Path) -> dict:
     return yaml.safe_load(Path(path).read_text()) or {}
 
 
+SCHEMA = Path("workflow/schemas/config.schema.yaml")
+"""The configuration schema, relative to the checkout: every key, its valid values and its default."""
+BASE_CONFIG = Path("config/config.yaml")
+"""The default profile: only what differs from the schema's defaults."""
+PROFILES = Path("config/profiles")
+"""One overlay per profile, ``<profile>.yaml``: only what differs from the default profile."""
+
+
 def merge_config(base: dict, overlay: dict) -> dict:
     """``overlay`` laid over ``base`` recursively (mappings merge, anything else replaces), as
     Snakemake merges config files; neither argument is modified."""
@@ -45,6 +57,58 @@ def merge_config(base: dict, overlay: dict) -> dict:
         else:
             merged[key] = copy.deepcopy(value)
     return merged
+
+
+def _resolve_reference(subschema: dict, definitions: dict) -> dict:
+    """A subschema with its local ``$ref`` (``#/$defs/<name>``) expanded; sibling keys win."""
+    while isinstance(subschema, dict) and "$ref" in subschema:
+        siblings = {key: value for key, value in subschema.items() if key != "$ref"}
+        subschema = {**definitions[subschema["$ref"].rsplit("/", 1)[-1]], **siblings}
+    return subschema
+
+
+def _in_schema_order(value, subschema: dict, definitions: dict):
+    """``value`` with every mapping's keys in the order its schema lists them (keys the schema does
+    not list keep theirs), so the order a user writes keys in never changes an output."""
+    subschema = _resolve_reference(subschema, definitions)
+    if isinstance(value, dict):
+        properties = subschema.get("properties", {})
+        extra = subschema.get("additionalProperties")
+        ordered = [key for key in properties if key in value] + [key for key in value if key not in properties]
+        return {
+            key: _in_schema_order(
+                value[key], properties.get(key, extra if isinstance(extra, dict) else {}), definitions
+            )
+            for key in ordered
+        }
+    if isinstance(value, list) and isinstance(subschema.get("items"), dict):
+        return [_in_schema_order(item, subschema["items"], definitions) for item in value]
+    return value
+
+
+def with_defaults(config: dict, schema_path: str | Path = SCHEMA) -> dict:
+    """``config`` validated against the schema (a ``jsonschema.ValidationError`` names the first
+    problem), every missing key filled with its schema default, mappings in schema order; the
+    argument is not modified."""
+    from snakemake.utils import validate  # the workflow's own validator: the same defaults, the same errors
+
+    resolved = copy.deepcopy(config)
+    validate(resolved, str(schema_path), set_default=True)
+    schema = load_yaml(schema_path)
+    return _in_schema_order(resolved, schema, schema.get("$defs", {}))
+
+
+def profile_config(profile: str = "default", checkout: str | Path = ".") -> dict:
+    """A profile's whole configuration as the workflow resolves it: the base file, the profile's
+    overlay, the schema's defaults."""
+    checkout = Path(checkout)
+    overlay = checkout / PROFILES / f"{profile}.yaml"
+    if not overlay.is_file():
+        known = sorted(path.stem for path in (checkout / PROFILES).glob("*.yaml"))
+        raise ValueError(f"config key 'profile': unknown profile {profile!r}; choose one of {known}")
+    merged = merge_config(load_yaml(checkout / BASE_CONFIG), load_yaml(overlay))
+    merged["profile"] = profile
+    return with_defaults(merged, checkout / SCHEMA)
 
 
 def typed_value(value):
@@ -280,3 +344,9 @@ def library_versions(*distributions: str) -> dict[str, str]:
         except metadata.PackageNotFoundError:
             versions[name] = "missing"
     return versions
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(yaml.safe_dump(profile_config(*sys.argv[1:2]), sort_keys=False, allow_unicode=True), end="")

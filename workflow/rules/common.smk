@@ -5,19 +5,21 @@ import sys
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 import dpreplication
 from dpreplication.workflow_config import (
     JOB_ENVIRONMENT,
+    SCHEMA,
     check_package_location,
     cross_field_problems,
     library_versions,
-    load_yaml,
     merge_config,
+    profile_config,
     profile_selection_problem,
     typed_overrides,
     variant_name,
+    with_defaults,
 )
 
 min_version("9.0")
@@ -36,15 +38,15 @@ if config.get("profile") not in _PROFILES:
 # The profile overlay; values given with --config are re-applied on top of it.
 configfile: f"config/profiles/{config['profile']}.yaml"
 
-# The profile as committed (base + overlay): a run whose configuration differs from it is a variant.
-PROFILE_CONFIG = merge_config(load_yaml("config/config.yaml"), load_yaml(f"config/profiles/{config['profile']}.yaml"))
-PROFILE_CONFIG["profile"] = config["profile"]
+# The profile as committed (base + overlay + schema defaults): a run whose configuration differs from it is a variant.
+PROFILE_CONFIG = profile_config(config["profile"], workflow.basedir)
 # Snakemake keeps the leaves of a nested `--config section='{key: {sub: 2}}'` as strings:
 # give them their YAML types (numbers, booleans, lists) before validation.
 config.update(merge_config(config, typed_overrides(workflow.config_settings.config)))
-
-validate(config, "../schemas/config.schema.yaml", set_default=True)
-validate(PROFILE_CONFIG, "../schemas/config.schema.yaml", set_default=True)
+# Validated, every default filled in from the schema (their one home), mappings in schema order.
+_resolved = with_defaults(config, Path(workflow.basedir) / SCHEMA)
+config.clear()
+config.update(_resolved)
 for _problem in [check_package_location(dpreplication.__file__, workflow.basedir), *cross_field_problems(config)]:
     if _problem:
         raise WorkflowError(_problem)
