@@ -38,7 +38,7 @@ def readme_commands() -> list[str]:
 
 def dry_run(command: str) -> list[str]:
     """The argv that checks ``command`` without its long work: make -n, snakemake -n; a quick
-module command as it is."""
+    module command as it is."""
     words = shlex.split(command)
     environment = [w for w in words if re.fullmatch(r"[A-Z_]+=.*", w)]
     words = words[len(environment) :]
