@@ -44,5 +44,5 @@ def test_accuracy_cell(benchmark):
     rng = np.random.default_rng(2)
     truth = rng.choice([5, 8], 2_000)
     votes = np.where(rng.random((11, 2_000)) < 0.85, truth, 13 - truth)
-    gamma = dp.gamma_opt(SETTINGS, "mnist", 3)
+    gamma = dp.gamma_opt(SETTINGS, "mnist", 3, "highs")
     benchmark(dp.simulate_queries, votes, votes, truth, [5, 8], 3, 100, 10, 21.46, gamma, 0, "bench")

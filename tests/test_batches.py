@@ -57,7 +57,7 @@ def test_batch_size_changes_no_number(tmp_path):
     data = toy()
 
     def job(repetition):
-        return privgene.reference_job(data, "lr", "Majority", repetition, seed=7, epsilon=0.5, folds=3)
+        return privgene.reference_job(data, "lr", "Majority", repetition, seed=7, epsilon=0.5, folds=3, use_folds=None)
 
     whole = run_batches(tmp_path / "one_job", batch_labels(4, 4), job)
     halves = run_batches(tmp_path / "two_jobs", batch_labels(4, 2), job)
@@ -76,11 +76,11 @@ def test_a_batch_is_not_a_relabelled_repetition(tmp_path):
     right = run_batches(
         tmp_path / "right",
         labels,
-        lambda r: privgene.reference_job(data, "lr", "Majority", r, seed=7, epsilon=0.5, folds=3),
+        lambda r: privgene.reference_job(data, "lr", "Majority", r, seed=7, epsilon=0.5, folds=3, use_folds=None),
     )
     wrong = run_batches(
         tmp_path / "wrong",
         labels,
-        lambda r: privgene.reference_job(data, "lr", "Majority", 0, seed=7, epsilon=0.5, folds=3),
+        lambda r: privgene.reference_job(data, "lr", "Majority", 0, seed=7, epsilon=0.5, folds=3, use_folds=None),
     )
     assert not np.array_equal(right.error.to_numpy(), wrong.error.to_numpy())

@@ -6,6 +6,8 @@ verifier; infeasible γ must fail it; random points of F^K never beat the vertex
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -16,6 +18,14 @@ from dpreplication.mechanisms import majority as M
 from dpreplication.optimisation import gamma_lp as LP
 from dpreplication.replications import darrm as R
 from dpreplication.replications import darrm_verified
+from dpreplication.workflow_config import profile_config
+
+CONFIG = profile_config("default", Path(__file__).resolve().parents[1])["darrm"]
+
+
+def settings(section: str, **changes) -> dict:
+    """The default profile's settings of ``darrm.<section>``, with ``changes``."""
+    return {**CONFIG[section], **changes}
 
 
 def rng(*keys):
@@ -330,21 +340,22 @@ def test_synthetic_votes_reproduce_the_analytic_accuracy():
 
 
 def test_figure_tables_are_tidy():
-    shapes = R.figure2_gamma_shapes(ms=(1, 3))
+    shapes = R.figure2_gamma_shapes(**settings("f2_gamma_shapes", ms=(1, 3), solver=CONFIG["solver"]))
     assert list(shapes.columns) == R.SHAPE_COLUMNS and len(shapes) == 2 * 3 * 12
-    errors = R.figure3_errors(ms=(1, 3), n_draws=2_000, n_repeats=2, shapes=shapes)
+    errors = R.figure3_errors(shapes, **settings("f3_errors", n_draws=2_000, n_repeats=2), seed=0)
     assert list(errors.columns) == R.ERROR_COLUMNS and len(errors) == 6
     assert (errors.error_std >= 0).all()
-    priors = R.figure9_prior_errors(ms=(5,), n_draws=1_000, n_repeats=2)
+    prior_shapes = R.figure9_prior_shapes(**settings("f9_prior_shapes", ms=(5,), solver=CONFIG["solver"]))
+    priors = R.figure9_prior_errors(prior_shapes, **settings("f9_prior_errors", n_draws=1_000, n_repeats=2), seed=0)
     assert (priors.loc[priors.actual_prior == "p=0.5", "error_mean"] == 0).all()
-    region = R.figure4_feasible_region(epsilon=0.5, Delta=0.05)
+    region = R.figure4_feasible_region(**settings("f4_feasible_region", epsilon=0.5, Delta=0.05))
     assert list(region.columns) == R.REGION_COLUMNS
     assert (region.element == "region").sum() == 8
     assert set(region.loc[region.element == "boundary", "label"]) == {"(a)", "(b)", "(c)", "(d)"}
 
 
 def test_verified_numbers_hold():
-    table = darrm_verified.verified_numbers(quick=True)
+    table = darrm_verified.verified_numbers(quick=True, seed=0, solver=CONFIG["solver"])
     assert list(table.columns) == darrm_verified.VERIFIED_COLUMNS
     checked = table[table.spec_value.notna() & ~table.parameters.str.endswith(("l=55", "l=56"))]
     holds = {

@@ -33,6 +33,7 @@ from dpreplication.workflow_config import profile_config
 fetch_module = importlib.import_module("dpreplication.data.fetch")  # the package re-exports a function `fetch`
 REPO = Path(__file__).resolve().parents[1]
 LABELS = "train-labels-idx1-ubyte"
+SOLVER = profile_config("default", REPO)["darrm"]["solver"]
 SETTINGS = profile_config("default", REPO)["darrm"]["private_prediction"]
 
 # Spec §3 table: dataset, m, ε_agg, δ_agg, σ, λ*, Pr[GNMax correct | 11–0 vote], ε_tot and δ_tot at Q = 100.
@@ -108,7 +109,7 @@ def test_gnmax_sigma_table(dataset, m, epsilon, delta, sigma, order, unanimous, 
 
 
 def test_privacy_table_of_the_config_reproduces_the_spec():
-    table = dp.privacy_table(SETTINGS).set_index(["dataset", "m", "queries"])
+    table = dp.privacy_table(SETTINGS, SOLVER).set_index(["dataset", "m", "queries"])
     for dataset, m, _, _, sigma, _, unanimous, epsilon_total, _ in SPEC_GNMAX:
         row = table.loc[(dataset, m, 100)]
         assert row.gnmax_sigma == pytest.approx(sigma, abs=0.01)
@@ -179,7 +180,7 @@ def test_accuracy_pipeline_on_synthetic_votes(accuracy, m):
     nonprivate = truth[None, :].repeat(11, axis=0)
     epsilon, delta = dp.query_budget(SETTINGS, "mnist", m)
     sigma = rdp.gnmax_noise_scale(epsilon, delta).sigma
-    gamma = dp.gamma_opt(SETTINGS, "mnist", m)
+    gamma = dp.gamma_opt(SETTINGS, "mnist", m, SOLVER)
     exact = dp.expected_accuracies(private, nonprivate, truth, classes, m, sigma, gamma)
     analytic = {
         "gnmax": special.ndtr(11 / (np.sqrt(2) * sigma)),
@@ -201,7 +202,7 @@ def test_accuracy_table_z_scores_and_gaps_are_consistent():
     arrays = {"labels": truth, "test_index": np.arange(truth.size)}
     votes = {"mnist": {"private": {**arrays, "votes": private}, "nonprivate": {**arrays, "votes": nonprivate}}}
     settings = {**SETTINGS, "datasets": {"mnist": SETTINGS["datasets"]["mnist"]}, "ms": [3], "queries": [100]}
-    row = dp.accuracy_table(votes, {}, settings, seed=1).iloc[0]
+    row = dp.accuracy_table(votes, {}, settings, seed=1, solver=SOLVER).iloc[0]
     assert row.opt_minus_sub == pytest.approx(row.opt_mean - row.sub_mean)
     assert row.gnmax_z == pytest.approx((row.gnmax_mean - row.gnmax_expected) / (row.gnmax_std / np.sqrt(10)))
     assert row.data_status == "" and row.pool == 1_500 and 0.5 < row.opt_expected <= 1
@@ -391,7 +392,7 @@ def test_missing_dataset_gives_needs_download_rows_and_claims(tmp_path):
     status_file.write_text(json.dumps(status))
     statuses, votes, per_teacher = dp.read_cached({"status_mnist": str(status_file)}, ["mnist"])
     settings = {**SETTINGS, "datasets": {"mnist": SETTINGS["datasets"]["mnist"]}, "ms": [3], "queries": [100]}
-    accuracy = dp.accuracy_table(votes, statuses, settings, seed=1)
+    accuracy = dp.accuracy_table(votes, statuses, settings, seed=1, solver=SOLVER)
     teachers = darrm_teacher_quality.teachers_table(per_teacher, statuses, settings)
     for table in (accuracy, teachers):
         assert table.data_status.str.startswith("needs download: mnist is not available").all()

@@ -11,6 +11,7 @@ import pytest
 
 from dpreplication.data import DATASETS, DataIntegrityError, fetch, load_dpbench_histogram, resolve_mirror, verify
 from dpreplication.data.fetch import MIRROR_ENV, content_sha256
+from dpreplication.workflow_config import profile_config
 
 HEPTH = DATASETS["dpbench_1d"].file("HEPTH.n4096.npy")
 
@@ -110,7 +111,12 @@ def test_privgene_datasets_verify_their_raw_files_as_they_read_them(tmp_path):
     assert verified(local) == local
     local.write_bytes(local.read_bytes().replace(b"1", b"2", 1))
     with pytest.raises(DataIntegrityError, match=f"{local}.*corrupt.*expected {entry.sha256}"):
-        privgene_datasets.prepare_dataset("Lifesci", [local], seed=1)
+        privgene_datasets.prepare_dataset(
+            "Lifesci",
+            [local],
+            seed=1,
+            **profile_config("default", Path(__file__).resolve().parents[1])["privgene"]["data"],
+        )
 
 
 def test_a_corrupt_gzip_in_the_mirror_names_its_source_and_checksum(mirror, tmp_path):

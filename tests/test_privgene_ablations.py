@@ -97,9 +97,11 @@ def test_schedule_ablation_default_reproduces_the_comparison_job():
         "big": {"initial_scale": 0.2, "decay": 0.95, "schedule": "multiplicative"},
     }
     frame = ab.schedule_ablation_job(
-        data, "lr", 0, seed=7, epsilon=1.0, algorithm=ALGORITHM, schedules=schedules, use_folds=[0, 1]
+        data, "lr", 0, seed=7, epsilon=1.0, algorithm=ALGORITHM, schedules=schedules, folds=5, use_folds=[0, 1]
     )
-    main = comparison_job(data, "lr", "PrivGene", 0, seed=7, epsilons=[1.0], algorithm=ALGORITHM, use_folds=[0, 1])
+    main = comparison_job(
+        data, "lr", "PrivGene", 0, seed=7, epsilons=[1.0], algorithm=ALGORITHM, folds=5, use_folds=[0, 1]
+    )
     default = frame[frame.schedule == "default"].sort_values("fold")
     np.testing.assert_array_equal(default.error.to_numpy(), main.sort_values("fold").error.to_numpy())
     assert frame.noprivacy_error.notna().all()

@@ -116,7 +116,9 @@ def linear_jobs(classification):
         for repetition in (0, 1)
     ]
     frames += [
-        pg.reference_job(classification, task, "NoPrivacy", repetition, seed=SEED, epsilon=1.0, svm_C=1.0, folds=2)
+        pg.reference_job(
+            classification, task, "NoPrivacy", repetition, seed=SEED, epsilon=1.0, svm_C=1.0, folds=2, use_folds=None
+        )
         for task in ("lr", "svm")
         for repetition in (0, 1)
     ]
@@ -233,7 +235,7 @@ def test_paper_r_ablation_pairs_with_the_main_jobs_and_runs_the_paper_r():
     X = rng.uniform(-1, 1, (400, 3))
     data = TabularData(name="toy", features=X, labels=(X[:, 0] > 0).astype(float), columns=("a", "b", "c"), source="t")
     algorithm = {"m": 20, "c": 2e-3, "svm_C": 10.0}
-    privgene, privateerm = {"algorithm": algorithm, "folds": 3}, {"folds": 3}
+    privgene, privateerm = {"algorithm": algorithm, "folds": 3, "use_folds": None}, {"folds": 3, "use_folds": None}
     frame = pc.paper_r_comparison_job(
         data, "lr", 0, seed=1, epsilons=[0.5, 1.0], paper_training_rows=2000, privgene=privgene, privateerm=privateerm
     )

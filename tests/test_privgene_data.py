@@ -16,8 +16,12 @@ from dpreplication.data import DATASETS, DataIntegrityError, fetch, tabular
 from dpreplication.data.catalog import DataFile, Dataset
 from dpreplication.data.fetch import MIRROR_ENV
 from dpreplication.replications import privgene_datasets
+from dpreplication.workflow_config import profile_config
 
 MIRROR = Path(os.environ.get(MIRROR_ENV, "")) if os.environ.get(MIRROR_ENV) else None
+
+DATA_SETTINGS = profile_config("default", Path(__file__).resolve().parents[1])["privgene"]["data"]
+"""The default profile's PrivGene data settings (scaling, thresholds, the Image size)."""
 
 
 @pytest.fixture(scope="session")
@@ -36,7 +40,9 @@ def mirrored(dataset: str, name: str, raw: Path) -> Path:
 
 def prepared(name: str, raw: Path):
     spec = privgene_datasets.DATASETS[name]
-    return privgene_datasets.prepare_dataset(name, [mirrored(spec.catalog, f, raw) for f in spec.files], seed=1)
+    return privgene_datasets.prepare_dataset(
+        name, [mirrored(spec.catalog, f, raw) for f in spec.files], seed=1, **DATA_SETTINGS
+    )
 
 
 @pytest.mark.parametrize(
@@ -67,7 +73,7 @@ def test_binary_columns_become_plus_minus_one_and_bank_matches_the_spec_frequenc
 def test_clustering_sets_and_the_bundled_image(raw_dir):
     lifesci = prepared("Lifesci", raw_dir)
     assert lifesci.features.shape == (26733, 10) and lifesci.labels is None and lifesci.dimensionality == 10
-    image = privgene_datasets.prepare_dataset("Image", [], seed=1)
+    image = privgene_datasets.prepare_dataset("Image", [], seed=1, **DATA_SETTINGS)
     assert image.features.shape == (34112, 3) and image.dimensionality == 3 and image.substitute
     source = Path(__import__("sklearn").__file__).parent / "datasets" / "images" / tabular.IMAGE_NAME
     assert source.is_file(), "the Image substitute must come from inside the installed wheel"
@@ -78,7 +84,7 @@ def test_clustering_sets_and_the_bundled_image(raw_dir):
 
 
 def test_save_and_load_round_trip(tmp_path):
-    data = privgene_datasets.prepare_dataset("Image", [], seed=3, image_pixels=500)
+    data = privgene_datasets.prepare_dataset("Image", [], seed=3, **{**DATA_SETTINGS, "image_pixels": 500})
     loaded = tabular.load(tabular.save(data, tmp_path / "image.npz"))
     assert loaded.name == "Image" and loaded.labels is None and np.array_equal(loaded.features, data.features)
     assert loaded.substitute == data.substitute
@@ -152,6 +158,6 @@ def test_zip_member_download_is_extracted_and_verified(tmp_path, monkeypatch):
 
 
 def test_table2_reports_every_substitution():
-    data = {"Image": privgene_datasets.prepare_dataset("Image", [], seed=1, image_pixels=100)}
+    data = {"Image": privgene_datasets.prepare_dataset("Image", [], seed=1, **{**DATA_SETTINGS, "image_pixels": 100})}
     table = privgene_datasets.table2(data)
     assert table.loc[0, "substitute"].startswith("SIPU") and table.loc[0, "paper_n"] == 34112

@@ -7,6 +7,7 @@ last three optional, skipped when not installed).
 """
 
 import math
+from pathlib import Path
 
 import mpmath as mp
 import numpy as np
@@ -22,6 +23,15 @@ from dpreplication.optimisation.noise_lp import optimal_noise_lower_bound, richa
 from dpreplication.replications import truncated_laplace as tl
 from dpreplication.replications import truncated_laplace_audits as tla
 from dpreplication.replications import truncated_laplace_bounds as tlb
+from dpreplication.workflow_config import profile_config
+
+CONFIG = profile_config("default", Path(__file__).resolve().parents[1])["truncated_laplace"]
+
+
+def settings(section: str, **changes) -> dict:
+    """The default profile's settings of ``truncated_laplace.<section>``, with ``changes``."""
+    return {**CONFIG[section], **changes}
+
 
 EPSILONS = (0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
 DELTAS = (0.3, 1e-2, 1e-4, 1e-6, 1e-8, 1e-10)
@@ -118,7 +128,7 @@ def test_3_reference_values_and_diffprivlib_bound():
 
 
 def test_3_canonical_values_table():
-    table = tl.canonical_values()
+    table = tl.canonical_values(**settings("canonical_values"))
     columns = [
         "bound",
         "amplitude_upper",
@@ -322,7 +332,7 @@ def test_5_vectorised_solver_is_robust_on_a_wide_grid():
     assert np.all(np.diff(sigma, axis=0) < 0) and np.all(np.diff(sigma, axis=1) < 0)
 
 
-LIBRARY_POINTS = list(tla.LIBRARY_POINTS)
+LIBRARY_POINTS = [tuple(point) for point in CONFIG["library_cross_check"]["points"]]
 
 
 def test_6_dp_accounting_oracles():
@@ -353,7 +363,7 @@ def test_the_cross_check_table_calls_every_oracle_and_the_audit_every_calibratio
     table once per point, and the high-precision audit judges exactly the analytic calibrations."""
     table = tla.library_cross_check(points=[(1.0, 1e-6)])
     assert list(zip(table.library, table.function)) == [(o.library, o.function) for o in oracles.ORACLES]
-    audit = tla.calibration_audit(np.random.default_rng(1), n_points=1)
+    audit = tla.calibration_audit(np.random.default_rng(1), **settings("calibration_audit", n_points=1))
     assert list(audit.function[1:]) == [o.function for o in oracles.ANALYTIC_GAUSSIAN_CALIBRATIONS]
     assert {o.function for o in oracles.ANALYTIC_GAUSSIAN_CALIBRATIONS} == {
         o.function for o in oracles.ORACLES if o.quantity == "analytic_gaussian_sigma"
@@ -362,7 +372,7 @@ def test_the_cross_check_table_calls_every_oracle_and_the_audit_every_calibratio
 
 def test_6_opendp_one_sided():
     opendp = pytest.importorskip("opendp.prelude", reason="the oracle opendp is absent (extra 'oracles')")
-    table = tla.library_cross_check([(1.0, 1e-6), (0.5, 1e-5)])
+    table = tla.library_cross_check(points=[(1.0, 1e-6), (0.5, 1e-5)])
     rows = table[table.library == "opendp"]
     if rows.library_value.isna().all():
         pytest.skip(f"OpenDP call unavailable in {opendp.__name__}")
@@ -379,7 +389,7 @@ def test_7_ratio_reference_values():
     assert nc.power_ratio(1, 1e-6) == pytest.approx(0.112044, abs=1e-5)
     assert nc.amplitude_ratio(1, 1e-2) == pytest.approx(0.632726, abs=1e-5)
     assert nc.power_ratio(0.01, 1e-2) == pytest.approx(0.647964, abs=1e-5)
-    table = tl.ratio_table().set_index(["delta", "epsilon"])
+    table = tl.ratio_table(**settings("ratio_table")).set_index(["delta", "epsilon"])
     for (quantity, dlt), values in SPEC_RATIO_TABLE.items():
         for eps, expected in zip(EPSILONS, values):
             assert table.loc[(dlt, eps), f"{quantity}_ratio"] == pytest.approx(expected, abs=1e-4), (quantity, eps, dlt)
@@ -407,7 +417,7 @@ def test_8_ratios_below_one_and_their_maxima():
 
 
 def test_8_ratio_facts_table():
-    facts = tl.ratio_facts()
+    facts = tl.ratio_facts(**settings("ratio_facts"))
     lookup = facts.set_index(["fact", "quantity"])
     assert lookup.loc[("sup_ratio", "amplitude"), "value"] == pytest.approx(0.8987, abs=5e-4)
     assert lookup.loc[("sup_ratio", "power"), "value"] == pytest.approx(0.768, abs=5e-4)
@@ -610,7 +620,7 @@ def finite(frame):
 
 
 def test_14_figure_and_table_frames():
-    density = tl.figure1_density(n_points=201)
+    density = tl.figure1_density(**settings("density", n_points=201))
     assert finite(density) and set(density.mechanism) == {"truncated_laplace", "laplace", "analytic_gaussian"}
     tl_density = density[density.mechanism == "truncated_laplace"]
     assert tl_density.density.max() == pytest.approx(0.529099, abs=1e-6)
@@ -621,18 +631,18 @@ def test_14_figure_and_table_frames():
     assert notes["analytic_gaussian_sigma"] == pytest.approx(1.332778, abs=1e-6)
 
     for frame, column in (
-        (tl.figure2_amplitude_ratio(np.logspace(-2, 1, 31)), "amplitude_ratio"),
-        (tl.figure3_power_ratio(np.logspace(-2, 1, 31)), "power_ratio"),
-        (tl.figure2_amplitude_ratio_heatmap(n_epsilon=20, n_delta=15), "amplitude_ratio"),
-        (tl.figure3_power_ratio_heatmap(n_epsilon=20, n_delta=15), "power_ratio"),
+        (tl.figure2_amplitude_ratio(epsilons=np.logspace(-2, 1, 31), **settings("ratio_curves")), "amplitude_ratio"),
+        (tl.figure3_power_ratio(epsilons=np.logspace(-2, 1, 31), **settings("ratio_curves")), "power_ratio"),
+        (tl.figure2_amplitude_ratio_heatmap(**settings("ratio_heatmap", n_epsilon=20, n_delta=15)), "amplitude_ratio"),
+        (tl.figure3_power_ratio_heatmap(**settings("ratio_heatmap", n_epsilon=20, n_delta=15)), "power_ratio"),
     ):
         assert finite(frame)
         assert np.all(frame.loc[frame.delta <= 0.1, column] < 1)
-    assert len(tl.figure2_amplitude_ratio()) == 6 * 301
+    assert len(tl.figure2_amplitude_ratio(**settings("ratio_curves"))) == 6 * 301
 
-    gap = tlb.bound_gap(np.logspace(-3, 1, 21))
+    gap = tlb.bound_gap(epsilons=np.logspace(-3, 1, 21), **settings("bound_gap"))
     assert finite(gap) and np.all(gap.amplitude_bound_ratio <= 1) and np.all(gap.power_bound_ratio <= 1)
-    lp = tlb.lp_optimum(epsilons=(1.0, 2.0), resolutions=(4, 8))
+    lp = tlb.lp_optimum(**settings("lp_optimum", epsilons=(1.0, 2.0), resolutions=(4, 8)))
     assert finite(lp)
     richardson = lp[(lp.estimate == "lp_richardson") & (lp.cost == "amplitude")].set_index("epsilon").value
     assert richardson[1.0] == pytest.approx(
@@ -651,15 +661,15 @@ def test_14_figure_and_table_frames():
     assert set(mc[~computed].sampler) <= {"diffprivlib"}  # only the optional library may be missing
     drawn = mc[computed]
     assert finite(drawn) and np.all(drawn.max_abs_sample <= drawn.bound) and np.all(np.abs(drawn.z_score) < 5)
-    audit = tla.privacy_audit(points=[(0.5, 0.2)], n_points=200_000)
+    audit = tla.privacy_audit(**settings("privacy_audit", points=[(0.5, 0.2)], n_points=200_000))
     assert finite(audit) and np.max(np.abs(audit.error_over_delta)) < 1e-3
-    profiles = tla.privacy_profiles()
+    profiles = tla.privacy_profiles(**settings("privacy_profiles"))
     assert finite(profiles)
     flat = profiles[(profiles.mechanism == "truncated_laplace") & (profiles.epsilon_prime >= 1.0)]
     np.testing.assert_allclose(flat.delta_prime, 1e-6, rtol=1e-9)
-    baselines = tl.baseline_table()
+    baselines = tl.baseline_table(**settings("baselines"))
     assert finite(baselines) and not np.any((baselines.mechanism == "classic_gaussian") & (baselines.epsilon >= 1))
-    limit = tl.small_epsilon_limit(np.array([1e-6, 1e-5, 1.0]))
+    limit = tl.small_epsilon_limit(epsilons=np.array([1e-6, 1e-5, 1.0]), **settings("small_epsilon_limit"))
     assert finite(limit)
     row = limit[limit.epsilon == 1e-5].iloc[0]
     assert row.amplitude_ratio == pytest.approx(0.78555, abs=2e-5) and row.power_ratio == pytest.approx(
@@ -669,7 +679,7 @@ def test_14_figure_and_table_frames():
 
 
 def test_14_library_cross_check_table_columns():
-    table = tla.library_cross_check([(1.0, 1e-6)])
+    table = tla.library_cross_check(points=[(1.0, 1e-6)])
     assert list(table.columns) == [
         "epsilon",
         "delta",
@@ -730,7 +740,7 @@ def test_an_absent_library_makes_its_cross_check_rows_missing_not_empty(monkeypa
 
 
 def test_the_bound_curves_bend_exactly_where_floor_n_changes():
-    kinks = tlb.bound_kinks(delta=0.1, n_fine=20_001)
+    kinks = tlb.bound_kinks(**settings("bound_kinks", delta=0.1, n_fine=20_001))
     assert set(kinks.floor_n_before) == {2, 3, 4} and (kinks.unexplained_kinks == 0).all()
     assert (kinks.relative_distance <= kinks.relative_grid_step).all()
     n = [float(add.calibrate_truncated_laplace(e, 0.1).n) for e in kinks.crossing_epsilon]
@@ -743,6 +753,6 @@ def test_high_precision_delta_agrees_with_the_float_evaluation_and_judges_sigma(
     sigma = float(add.analytic_gaussian_sigma(1.0, 1e-6))
     assert oracles.gaussian_delta_high_precision(sigma, 1.0) == pytest.approx(1e-6, rel=1e-9)
     assert oracles.gaussian_delta_high_precision(0.99 * sigma, 1.0) > 1.05e-6
-    audit = tla.calibration_audit(np.random.default_rng(0), n_points=5)
+    audit = tla.calibration_audit(np.random.default_rng(0), **settings("calibration_audit", n_points=5))
     ours = audit[audit.library == "dpreplication"]
     assert (ours.relative_excess.abs() < 1e-9).all() and not ours.under_noises.any()

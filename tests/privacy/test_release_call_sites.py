@@ -354,14 +354,14 @@ def check_private_prediction(monkeypatch):
     votes = np.where(rng.random((11, truth.size)) < 0.8, truth, 13 - truth)
     arrays = {"labels": truth, "test_index": np.arange(truth.size)}
     cached = {"mnist": {"private": {**arrays, "votes": votes}, "nonprivate": {**arrays, "votes": votes}}}
-    dp.accuracy_table(cached, {}, PREDICTION, seed=1)
+    dp.accuracy_table(cached, {}, PREDICTION, seed=1, solver="highs")
     epsilon, Delta, draws = 0.0892, 1e-4, PREDICTION["draws"]
     ms = [m for m in PREDICTION["ms"] for _ in range(draws)]
     assert seen["sub"] == ms and len(seen["gnmax"]) == len(seen["opt"]) == len(ms)
     for m, sigma, gamma in zip(ms, seen["gnmax"], seen["opt"]):
         assert gaussian_delta(m * epsilon, sigma, math.sqrt(2)) <= m * Delta, (m, sigma)
         assert gnmax_rdp_epsilon(sigma, m * Delta, m * epsilon) == pytest.approx(m * epsilon, rel=1e-9), (m, sigma)
-        np.testing.assert_array_equal(gamma, dp.gamma_opt(PREDICTION, "mnist", m))
+        np.testing.assert_array_equal(gamma, dp.gamma_opt(PREDICTION, "mnist", m, "highs"))
         assert verify_privacy(gamma, 11, m, epsilon, Delta, m * Delta).is_private, m
 
 
@@ -391,7 +391,9 @@ def check_truncated_laplace_moments(monkeypatch, points=((0.5, 1e-3), (2.0, 1e-6
         return samples
 
     monkeypatch.setattr(additive, "truncated_laplace_mechanism", release)
-    tl.monte_carlo_moments(np.random.default_rng(0), points=points, n_samples=GOF_SAMPLES, library_points=())
+    tl.monte_carlo_moments(
+        np.random.default_rng(0), points=points, n_samples=GOF_SAMPLES, library_points=(), library_samples=1
+    )
     assert [call[:3] for call in seen] == [(epsilon, delta, 1.0) for epsilon, delta in points]
     for epsilon, delta, _, samples in seen:
         _, bound = truncated_laplace_cdf(0.0, epsilon, delta, 1.0)

@@ -47,6 +47,7 @@ from dpreplication.replications import (
     privgene_verified,
 )
 from dpreplication.replications import privgene_comparison as pc
+from dpreplication.workflow_config import profile_config
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "workflow" / "scripts"
 ALGORITHM = {
@@ -63,6 +64,9 @@ ALGORITHM = {
     "kmeans_delta_factor": 2,
     "distinct_parents": True,
 }
+
+DATA_SETTINGS = profile_config("default", Path(__file__).resolve().parents[2])["privgene"]["data"]
+"""The default profile's PrivGene data settings (scaling, thresholds, the Image size)."""
 
 
 # --------------------------------------------------------------------------- recording and checking
@@ -197,6 +201,7 @@ def privgene_job_site(patch):
             "parameter": 0.5,
             "repetition": 0,
             "folds": 3,
+            "use_folds": None,
             **keys,
         }
         return privgene.run_job(toy_data(data), privgene.majority_method("lr", 0.5), **arguments)
@@ -230,6 +235,7 @@ def comparison_site(patch):
         seed=1,
         epsilons=[0.1, 0.5],
         folds=3,
+        use_folds=None,
     )
     return Site(
         run,
@@ -532,7 +538,7 @@ def privgene_audit_site(patch):
 
 def image_data_site(patch):
     def run(seed=1):
-        return privgene_datasets.prepare_dataset("Image", [], seed, image_pixels=200).features
+        return privgene_datasets.prepare_dataset("Image", [], seed, **{**DATA_SETTINGS, "image_pixels": 200}).features
 
     return Site(run, ("paper", "tag", "dataset"), tagged("privgene", "data"), 1, {"seed": {"seed": 2}})
 

@@ -150,14 +150,15 @@ def ensemble_errors(
 
 
 def figure2_gamma_shapes(
-    K: int = 11,
-    ms=(1, 3, 5, 7, 9, 11),
-    epsilon: float = 0.1,
-    Delta: float = 1e-5,
-    series=("opt", "Sub", "const"),
-    composition: str = "general",
-    mean_probability: float = 0.75,
-    solver: str = "highs",
+    *,
+    K: int,
+    ms,
+    epsilon: float,
+    Delta: float,
+    series,
+    composition: str,
+    mean_probability: float,
+    solver: str,
 ) -> pd.DataFrame:
     """F2 (main §6.1): γ shapes for K=11 mechanisms under approximate DP.
 
@@ -168,34 +169,16 @@ def figure2_gamma_shapes(
     return gamma_shapes("F2", K, ms, epsilon, Delta, series, composition, mean_probability, solver)
 
 
-def figure3_errors(
-    K: int = 11,
-    ms=(1, 3, 5, 7, 9, 11),
-    epsilon: float = 0.1,
-    Delta: float = 1e-5,
-    series=("opt", "Sub", "const"),
-    composition: str = "general",
-    mean_probability: float = 0.75,
-    solver: str = "highs",
-    n_draws: int = 10_000,
-    n_repeats: int = 10,
-    seed: int = 0,
-    zero_below: float = 1e-5,
-    shapes: pd.DataFrame | None = None,
-) -> pd.DataFrame:
-    """F3: ``E(DaRRM_γ)`` for the F2 settings, p ∼ U[0,1]^11, 10⁴ draws × 10 repeats [C].
-
-    ``shapes``: the F2 table, to reuse its γ (otherwise recomputed with the same arguments).
-    """
-    if shapes is None:
-        shapes = figure2_gamma_shapes(K, ms, epsilon, Delta, series, composition, mean_probability, solver)
+def figure3_errors(shapes: pd.DataFrame, *, n_draws: int, n_repeats: int, seed: int, zero_below: float) -> pd.DataFrame:
+    """F3: ``E(DaRRM_γ)`` of the F2 noise functions (``shapes``: the F2 table), p ∼ U[0,1]^11,
+    10⁴ draws × 10 repeats [C]."""
     return ensemble_errors(shapes, "F3", ("T_U",), n_draws, n_repeats, seed, zero_below)
 
 
 # --------------------------------------------------------------------------- F4
 
 
-def figure4_feasible_region(epsilon: float = 0.5, Delta: float = 0.0, n_points: int = 201) -> pd.DataFrame:
+def figure4_feasible_region(*, epsilon: float, Delta: float, n_points: int) -> pd.DataFrame:
     """F4 (App. B): the feasible region F of ``(p, p')`` and its four DP boundaries (a)–(d).
 
     Spec: ε-DP (Δ = 0), any ε; 0.5 for visibility [U]. Rows with ``element="region"`` are the
@@ -222,14 +205,7 @@ def figure4_feasible_region(epsilon: float = 0.5, Delta: float = 0.0, n_points: 
 # --------------------------------------------------------------------------- F5–F8
 
 
-def figure5_gamma_shapes(
-    K: int = 11,
-    ms=(1, 3, 5, 7, 9, 11),
-    epsilon: float = 0.03,
-    series=("opt", "Sub", "DSub", "const"),
-    mean_probability: float = 0.75,
-    solver: str = "highs",
-) -> pd.DataFrame:
+def figure5_gamma_shapes(*, K: int, ms, epsilon: float, series, mean_probability: float, solver: str) -> pd.DataFrame:
     """F5 (App. D.1.1, Setting 1): γ shapes, K=11, pure DP (Δ=δ=0), 4 series.
 
     Spec: m∈{1,3,5,7,9,11}; ε=0.03 per the authors' script toggle [I] (0.1 also plausible).
@@ -238,33 +214,13 @@ def figure5_gamma_shapes(
     return gamma_shapes("F5", K, ms, epsilon, 0.0, series, "general", mean_probability, solver)
 
 
-def figure6_errors(
-    K: int = 11,
-    ms=(1, 3, 5, 7, 9, 11),
-    epsilon: float = 0.03,
-    series=("opt", "Sub", "DSub", "const"),
-    mean_probability: float = 0.75,
-    solver: str = "highs",
-    n_draws: int = 10_000,
-    n_repeats: int = 10,
-    seed: int = 0,
-    zero_below: float = 1e-5,
-    shapes: pd.DataFrame | None = None,
-) -> pd.DataFrame:
-    """F6: ``E(DaRRM_γ)`` for the F5 settings (p ∼ U[0,1]^11, 10⁴ draws × 10 repeats)."""
-    if shapes is None:
-        shapes = figure5_gamma_shapes(K, ms, epsilon, series, mean_probability, solver)
+def figure6_errors(shapes: pd.DataFrame, *, n_draws: int, n_repeats: int, seed: int, zero_below: float) -> pd.DataFrame:
+    """F6: ``E(DaRRM_γ)`` of the F5 noise functions (``shapes``: the F5 table), p ∼ U[0,1]^11,
+    10⁴ draws × 10 repeats."""
     return ensemble_errors(shapes, "F6", ("T_U",), n_draws, n_repeats, seed, zero_below)
 
 
-def figure7_gamma_shapes(
-    K: int = 101,
-    ms=(10, 20, 30, 40, 60, 80),
-    epsilon: float = 0.1,
-    series=("opt", "Sub", "DSub", "const"),
-    mean_probability: float = 0.75,
-    solver: str = "highs",
-) -> pd.DataFrame:
+def figure7_gamma_shapes(*, K: int, ms, epsilon: float, series, mean_probability: float, solver: str) -> pd.DataFrame:
     """F7 (App. D.1.1, Setting 2): γ shapes, K=101, pure DP (Δ=δ=0) [C], 4 series, 3×2 panels.
 
     Spec: m∈{10,20,30,40,60,80}, ε=0.1. LP: 51 × 182,104 vertex multisets (≈25–45k rows after
@@ -273,36 +229,16 @@ def figure7_gamma_shapes(
     return gamma_shapes("F7", K, ms, epsilon, 0.0, series, "general", mean_probability, solver)
 
 
-def figure8_errors(
-    K: int = 101,
-    ms=(10, 20, 30, 40, 60, 80),
-    epsilon: float = 0.1,
-    series=("opt", "Sub", "DSub", "const"),
-    mean_probability: float = 0.75,
-    solver: str = "highs",
-    n_draws: int = 10_000,
-    n_repeats: int = 5,
-    seed: int = 0,
-    zero_below: float = 1e-5,
-    shapes: pd.DataFrame | None = None,
-) -> pd.DataFrame:
-    """F8: ``E(DaRRM_γ)`` for the F7 settings (p ∼ U[0,1]^101, 10⁴ draws × 5 repeats [C])."""
-    if shapes is None:
-        shapes = figure7_gamma_shapes(K, ms, epsilon, series, mean_probability, solver)
+def figure8_errors(shapes: pd.DataFrame, *, n_draws: int, n_repeats: int, seed: int, zero_below: float) -> pd.DataFrame:
+    """F8: ``E(DaRRM_γ)`` of the F7 noise functions (``shapes``: the F7 table), p ∼ U[0,1]^101,
+    10⁴ draws × 5 repeats [C]."""
     return ensemble_errors(shapes, "F8", ("T_U",), n_draws, n_repeats, seed, zero_below)
 
 
 # --------------------------------------------------------------------------- F9
 
 
-def figure9_prior_shapes(
-    K: int = 11,
-    ms=(3, 5),
-    epsilon: float = 0.1,
-    series=("opt-U", "opt-P", "Sub", "const"),
-    solver: str = "highs",
-    prior_means: dict | None = None,
-) -> pd.DataFrame:
+def figure9_prior_shapes(*, K: int, ms, epsilon: float, series, solver: str, prior_means: dict) -> pd.DataFrame:
     """F9 panel 1 (App. D.1.3): γ_opt optimised for T_U (q̄=0.75) and T_P (q̄=0.85) [I], with Sub
     and const; K=11, ε=0.1, Δ=0. Spec: m=5 [C], possibly also m=3 [I] (both by default).
     ``prior_means``: ``{"opt-U": q̄_U, "opt-P": q̄_P}`` overrides of the objectives' q̄."""
@@ -310,26 +246,14 @@ def figure9_prior_shapes(
 
 
 def figure9_prior_errors(
-    K: int = 11,
-    ms=(3, 5),
-    epsilon: float = 0.1,
-    series=("opt-U", "opt-P", "Sub", "const"),
-    actual_priors=("T_U", "p=0.5", "U[0,0.1]", "U[0.4,0.6]"),
-    solver: str = "highs",
-    n_draws: int = 10_000,
-    n_repeats: int = 10,
-    seed: int = 0,
-    zero_below: float = 1e-5,
-    shapes: pd.DataFrame | None = None,
-    prior_means: dict | None = None,
+    shapes: pd.DataFrame, *, actual_priors, n_draws: int, n_repeats: int, seed: int, zero_below: float
 ) -> pd.DataFrame:
-    """F9 panels 2–4: ``E`` of the F9 γ when the *actual* ``p_i`` ∼ U[0,1], = 0.5, ∼ U[0,0.1].
+    """F9 panels 2–4: ``E`` of the F9 γ (``shapes``: the F9 table) when the *actual* ``p_i`` ∼
+    U[0,1], = 0.5, ∼ U[0,0.1].
 
     ``p_i = 0.5`` gives ``E = 0`` for every γ (rows carry a ``note``); ``U[0.4,0.6]`` is added as
     the non-degenerate stand-in the spec suggests.
     """
-    if shapes is None:
-        shapes = figure9_prior_shapes(K, ms, epsilon, series, solver, prior_means)
     return ensemble_errors(shapes, "F9", actual_priors, n_draws, n_repeats, seed, zero_below)
 
 
@@ -364,7 +288,7 @@ def lp_diagnostics(
     return pd.DataFrame(rows)
 
 
-def lp_diagnostics_table(cases, solver: str = "highs") -> pd.DataFrame:
+def lp_diagnostics_table(*, cases, solver: str) -> pd.DataFrame:
     """:func:`lp_diagnostics` for several settings, e.g. the LPs behind F2, F5 and F7.
 
     ``cases``: dicts with ``setting, K, ms, epsilon`` and optionally ``Delta, composition,

@@ -62,7 +62,7 @@ def query_budget(settings: dict, dataset: str, m: int) -> tuple[float, float]:
     return m * settings["datasets"][dataset]["epsilon_teacher"], m * settings["Delta"]
 
 
-def gamma_opt(settings: dict, dataset: str, m: int, solver: str = "highs") -> np.ndarray:
+def gamma_opt(settings: dict, dataset: str, m: int, solver: str) -> np.ndarray:
     """γ_opt of the DaRRM LP for ``K`` ``(ε_teacher, Δ)``-DP teachers at ``(mε, mΔ)`` (prior T_U)."""
     epsilon = settings["datasets"][dataset]["epsilon_teacher"]
     return np.array(
@@ -78,7 +78,7 @@ def gamma_opt(settings: dict, dataset: str, m: int, solver: str = "highs") -> np
     )
 
 
-def privacy_table(settings: dict, solver: str = "highs") -> pd.DataFrame:
+def privacy_table(settings: dict, solver: str) -> pd.DataFrame:
     """Per (dataset, m, Q): the per-query budget, GNMax's σ and RDP order λ*, GNMax's accuracy on a
     unanimous correct K–0 vote ``Φ(K/(√2σ))``, γ_opt's exact privacy violation (≤ 0: private) and
     distance from the plain majority, and the total ``(ε, δ)`` over Q queries (advanced composition)."""
@@ -192,7 +192,7 @@ def z_score(mean: float, expected: float, standard_error: float) -> float:
     return 0.0 if np.isclose(mean, expected, rtol=0, atol=1e-12) else float(np.copysign(np.inf, mean - expected))
 
 
-def accuracy_table(votes: dict, statuses: dict, settings: dict, seed: int, solver: str = "highs") -> pd.DataFrame:
+def accuracy_table(votes: dict, statuses: dict, settings: dict, seed: int, solver: str) -> pd.DataFrame:
     """Per (dataset, m, Q): mean and population std over the draws of each aggregator's accuracy
     (the paper's "mean (std)"), its exact expectation over the pool, the z-score of the mean
     against that expectation, the pairwise gaps, and the per-query and total privacy.

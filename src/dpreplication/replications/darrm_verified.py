@@ -248,7 +248,7 @@ def prior_rows(draws, tolerance, seed, solver="highs"):
     return rows
 
 
-def verified_numbers(quick: bool = False, seed: int = 0, solver: str = "highs") -> pd.DataFrame:
+def verified_numbers(*, quick: bool, seed: int, solver: str) -> pd.DataFrame:
     """The spec §5 "verified numbers" (and §6 acceptance values) recomputed, one row per number.
 
     Columns :data:`VERIFIED_COLUMNS`: ``samples`` is the number of Monte-Carlo draws or random

@@ -112,7 +112,7 @@ def _worst_case_family(n: int, gap: float) -> np.ndarray:
     return np.concatenate(([gap], np.zeros(n - 1)))
 
 
-def worst_case(ns: list[int], epsilon: float = 1.0) -> pd.DataFrame:
+def worst_case(*, ns: list[int], epsilon: float) -> pd.DataFrame:
     """McKenna–Sheldon worst case: one item at ``q*``, ``n - 1`` items ``c`` below, max over ``c``.
 
     Errors come from the exact pmf evaluators; the closed forms of spec §3.2

@@ -130,7 +130,7 @@ def majority_method(task: str, epsilon: float) -> Callable:
     return run
 
 
-def training_size(n: int, folds: int = 5) -> int:
+def training_size(n: int, folds: int) -> int:
     """Rows in the training part of fold 0 (the largest test fold): ``n - ⌈n/folds⌉``."""
     return n - -(-n // folds)
 
@@ -150,8 +150,8 @@ def run_job(
     method_name: str,
     parameter: float,
     repetition: int,
-    folds: int = 5,
-    use_folds=None,
+    folds: int,
+    use_folds,
     labels: dict | None = None,
 ) -> pd.DataFrame:
     """One job: ``method`` on the shared folds of ``repetition``; one row per fold (or per fold and iteration)."""
@@ -177,16 +177,7 @@ def with_key_columns(frame: pd.DataFrame, **keys) -> pd.DataFrame:
 
 
 def choice_of_c_job(
-    data,
-    task: str,
-    c: float,
-    repetition: int,
-    *,
-    seed: int,
-    epsilon: float,
-    algorithm: dict,
-    folds: int = 5,
-    use_folds=None,
+    data, task: str, c: float, repetition: int, *, seed: int, epsilon: float, algorithm: dict, folds: int, use_folds
 ) -> pd.DataFrame:
     """Fig. 2 job: PrivGene+EEM (m' = 1) with ``c`` at budget ``ε`` on one repetition's folds."""
     settings = algorithm_settings(algorithm, c=c, **VARIANTS["EEM"])
@@ -207,16 +198,7 @@ def choice_of_c_job(
 
 
 def eem_vs_em_job(
-    data,
-    task: str,
-    variant: str,
-    repetition: int,
-    *,
-    seed: int,
-    epsilon: float,
-    algorithm: dict,
-    folds: int = 5,
-    use_folds=None,
+    data, task: str, variant: str, repetition: int, *, seed: int, epsilon: float, algorithm: dict, folds: int, use_folds
 ) -> pd.DataFrame:
     """Figs 6–7 job: one selection variant at ``ε``, r of EEM, test error of every iteration's selection."""
     settings = algorithm_settings(algorithm, **VARIANTS[variant])
@@ -237,7 +219,7 @@ def eem_vs_em_job(
     )
 
 
-def svm_c_tuning(data, *, seed: int, grid, folds: int = 5, use_folds=None) -> pd.DataFrame:
+def svm_c_tuning(data, *, seed: int, grid, folds: int, use_folds) -> pd.DataFrame:
     """NoPrivacy SVM: mean CV error of each ``C`` on repetition 0's folds (spec §3.1); ``chosen`` marks the best."""
     splits = repetition_folds(len(data.features), folds, seed, PAPER, data.name, 0)
     chosen_folds = [splits[i] for i in (range(folds) if use_folds is None else use_folds)]
@@ -257,8 +239,8 @@ def reference_job(
     seed: int,
     epsilon: float,
     svm_C: float | None = None,
-    folds: int = 5,
-    use_folds=None,
+    folds: int,
+    use_folds,
 ) -> pd.DataFrame:
     """A NoPrivacy or Majority job (spec §3.1–§3.2) on one repetition's folds."""
     if method_name == "NoPrivacy":

@@ -52,7 +52,7 @@ REACH_SETTINGS = ("ours", "paper", "box")
 
 
 def noprivacy_on_folds(
-    data, task: str, repetition: int, *, seed: int, svm_C: float | None, folds: int = 5, use_folds=None
+    data, task: str, repetition: int, *, seed: int, svm_C: float | None, folds: int, use_folds
 ) -> pd.Series:
     """NoPrivacy's test error per fold of ``repetition`` (the reference job of Figs 3–4, same folds)."""
     frame = reference_job(
@@ -69,8 +69,8 @@ def reachable_set_table(
     algorithm: dict,
     paper_training_rows: dict[str, int],
     epsilon: float = 1.0,
-    folds: int = 5,
-    use_folds=None,
+    folds: int,
+    use_folds,
 ) -> pd.DataFrame:
     """Per (dataset, task, setting): the test error of the loss minimiser over the relaxed reachable
     set ``K_ρ`` (:mod:`dpreplication.learning.reachable`) on the shared folds of repetition 0.
@@ -174,8 +174,8 @@ def schedule_ablation_job(
     algorithm: dict,
     schedules: dict[str, dict],
     svm_C: float | None = None,
-    folds: int = 5,
-    use_folds=None,
+    folds: int,
+    use_folds,
 ) -> pd.DataFrame:
     """PrivGene (EEM, m' = 1) at ``ε`` with each mutation schedule of ``schedules`` (name →
     ``initial_scale``, ``decay``, ``schedule`` and optional ``max_iterations``: r capped there, c
@@ -261,8 +261,8 @@ def choice_of_c_epsilon_job(
     seed: int,
     epsilons,
     algorithm: dict,
-    folds: int = 5,
-    use_folds=None,
+    folds: int,
+    use_folds,
 ) -> pd.DataFrame:
     """The Fig. 2 job (:func:`~dpreplication.replications.privgene_figures.choice_of_c_job`, the same
     streams) at each ε of ``epsilons``."""

@@ -202,8 +202,8 @@ def comparison_job(
     *,
     seed: int,
     epsilons,
-    folds: int = 5,
-    use_folds=None,
+    folds: int,
+    use_folds,
     **method_settings,
 ) -> pd.DataFrame:
     """Figs 3–4 job: ``method`` on the shared folds of ``repetition`` at every ε of ``epsilons``.
@@ -318,7 +318,7 @@ def paper_r_comparison_job(
         comparison_job(data, task, "PrivGene", repetition, seed=seed, epsilons=epsilons, **privgene),
         comparison_job(data, task, "PrivateERM", repetition, seed=seed, epsilons=epsilons, **privateerm),
     ]
-    n_train = training_size(len(data.features), privgene.get("folds", 5))
+    n_train = training_size(len(data.features), privgene["folds"])
     algorithm = privgene["algorithm"]
     for epsilon in epsilons:
         paper_r = iterations(algorithm["c"], paper_training_rows, epsilon, 1)

@@ -84,13 +84,7 @@ DATASETS: dict[str, DatasetSpec] = {
 
 
 def prepare_dataset(
-    name: str,
-    paths,
-    seed: int,
-    scaling: str = "dataset",
-    us_income_threshold: float = 25000.0,
-    br_extract: str | None = None,
-    image_pixels: int = tabular.IMAGE_PIXELS,
+    name: str, paths, seed: int, *, scaling: str, us_income_threshold: float, br_extract: str | None, image_pixels: int
 ) -> tabular.TabularData:
     """Encode and scale one Table-2 dataset from its verified files (spec §6).
 

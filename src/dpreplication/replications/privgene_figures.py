@@ -97,8 +97,8 @@ def paper_r_job(
     epsilon: float,
     algorithm: dict,
     paper_r: int,
-    folds: int = 5,
-    use_folds=None,
+    folds: int,
+    use_folds,
 ) -> pd.DataFrame:
     """Figs 6–7 ablation: the Figs 6–7 job at the paper's number of iterations (US 40, BR 38).
 

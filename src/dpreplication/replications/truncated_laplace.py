@@ -24,21 +24,6 @@ from dpreplication.mechanisms import noise_comparison as nc
 PAPER = "truncated_laplace"
 
 
-FIGURE_DELTAS = (1e-1, 1e-2, 1e-4, 1e-6, 1e-8, 1e-10)
-"""δ curves of Figs 2(a), 3(a) and E1 (spec §8, proposed grid)."""
-
-
-TABLE_EPSILONS = (0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
-
-
-TABLE_DELTAS = (1e-2, 1e-4, 1e-6, 1e-10)
-"""The (ε, δ) grid of the spec §8 ratio table and of the E6 baseline table."""
-
-
-CANONICAL_POINTS = ((1.0, 1e-6), (0.1, 1e-6), (1.0, 1e-2), (0.5, 1e-5), (2.0, 1e-4), (5.0, 1e-3), (0.01, 1e-2))
-"""(ε, δ) rows of the spec §8 canonical-values table."""
-
-
 MECHANISM_LABELS = {
     "truncated_laplace": "Truncated Laplacian",
     "laplace": "Laplace (ε-DP)",
@@ -58,13 +43,7 @@ def log_grid(values, log10_range, n_points: int) -> np.ndarray:
     return np.logspace(*log10_range, int(n_points)) if values is None else np.asarray(values, float)
 
 
-def figure1_density(
-    epsilon: float = 1.0,
-    delta: float = 0.05,
-    sensitivity: float = 1.0,
-    n_points: int = 1001,
-    extent: float = 1.25,
-) -> pd.DataFrame:
+def figure1_density(*, epsilon: float, delta: float, sensitivity: float, n_points: int, extent: float) -> pd.DataFrame:
     """Fig. 1: densities on ``x ∈ [-extent·A, extent·A]`` (spec: Δ = 1, ε = 1, δ = 0.05, extent 1.25).
 
     Truncated Laplacian (A = 2.900477, B = 0.529099), Laplace(Δ/ε) and
@@ -129,7 +108,7 @@ def _ratio_curves(quantity: str, epsilons, deltas, sensitivity: float) -> pd.Dat
 
 
 def figure2_amplitude_ratio(
-    epsilons=None, deltas=FIGURE_DELTAS, sensitivity: float = 1.0, log10_epsilon_range=(-2.0, 1.0), n_epsilon: int = 301
+    *, epsilons=None, deltas, sensitivity: float = 1.0, log10_epsilon_range, n_epsilon: int
 ) -> pd.DataFrame:
     """Fig. 2(a): ``R_V = V_up/(σ_aG √(2/π))`` vs ε, one curve per δ.
 
@@ -142,7 +121,7 @@ def figure2_amplitude_ratio(
 
 
 def figure3_power_ratio(
-    epsilons=None, deltas=FIGURE_DELTAS, sensitivity: float = 1.0, log10_epsilon_range=(-2.0, 1.0), n_epsilon: int = 301
+    *, epsilons=None, deltas, sensitivity: float = 1.0, log10_epsilon_range, n_epsilon: int
 ) -> pd.DataFrame:
     """Fig. 3(a): ``R_D = D_up/σ_aG²`` vs ε, one curve per δ (same grid as Fig. 2(a)).
 
@@ -169,7 +148,7 @@ def _heatmap(log10_epsilon_range, n_epsilon, log10_delta_range, n_delta, column)
 
 
 def figure2_amplitude_ratio_heatmap(
-    log10_epsilon_range=(-3.0, 1.0), n_epsilon: int = 200, log10_delta_range=(-12.0, -1.0), n_delta: int = 150
+    *, log10_epsilon_range, n_epsilon: int, log10_delta_range, n_delta: int
 ) -> pd.DataFrame:
     """Fig. 2(b): ``R_V`` on a log10 ε × log10 δ grid (spec: [-3, 1] × 200, [-12, -1] × 150; ≈ 0.3 s).
 
@@ -179,13 +158,13 @@ def figure2_amplitude_ratio_heatmap(
 
 
 def figure3_power_ratio_heatmap(
-    log10_epsilon_range=(-3.0, 1.0), n_epsilon: int = 200, log10_delta_range=(-12.0, -1.0), n_delta: int = 150
+    *, log10_epsilon_range, n_epsilon: int, log10_delta_range, n_delta: int
 ) -> pd.DataFrame:
     """Fig. 3(b): ``R_D`` on the Fig. 2(b) grid. Columns: ``log10_delta, log10_epsilon, delta, epsilon, power_ratio``."""
     return _heatmap(log10_epsilon_range, n_epsilon, log10_delta_range, n_delta, "power_ratio")
 
 
-def ratio_table(epsilons=TABLE_EPSILONS, deltas=TABLE_DELTAS) -> pd.DataFrame:
+def ratio_table(*, epsilons, deltas) -> pd.DataFrame:
     """The spec §8 table of ``R_V`` and ``R_D`` (ε ∈ {0.01, …, 10} × δ ∈ {1e-2, 1e-4, 1e-6, 1e-10}).
 
     Columns: ``delta, epsilon, amplitude_ratio, power_ratio``.
@@ -198,11 +177,7 @@ def ratio_table(epsilons=TABLE_EPSILONS, deltas=TABLE_DELTAS) -> pd.DataFrame:
 
 
 def ratio_facts(
-    log10_epsilon_range=(-4.0, 2.0),
-    log10_delta_range=(-12.0, -1.0),
-    n_epsilon: int = 241,
-    n_delta: int = 45,
-    counter_example_delta: float = 0.45,
+    *, log10_epsilon_range, log10_delta_range, n_epsilon: int, n_delta: int, counter_example_delta: float
 ) -> pd.DataFrame:
     """Checkable statements of spec §8 about ``R_V``, ``R_D`` and the Gaussian baselines.
 
@@ -255,7 +230,7 @@ def ratio_facts(
     return pd.DataFrame(rows, columns=["fact", "quantity", "epsilon", "delta", "value"])
 
 
-def canonical_values(points=CANONICAL_POINTS, sensitivity: float = 1.0) -> pd.DataFrame:
+def canonical_values(*, points, sensitivity: float = 1.0) -> pd.DataFrame:
     """Spec §8 canonical-values table (Δ = 1), plus the classic-Gaussian comparison.
 
     Columns: ``epsilon, delta, bound, amplitude_upper, power_upper,
@@ -289,9 +264,7 @@ def canonical_values(points=CANONICAL_POINTS, sensitivity: float = 1.0) -> pd.Da
     )
 
 
-def small_epsilon_limit(
-    epsilons=None, delta: float = 1e-2, log10_epsilon_range=(-6.0, 1.0), n_epsilon: int = 141
-) -> pd.DataFrame:
+def small_epsilon_limit(*, epsilons=None, delta: float, log10_epsilon_range, n_epsilon: int) -> pd.DataFrame:
     """E7: ``R_V``, ``R_D`` vs ε down to 1e-6 at δ = 1e-2 and their ε → 0 limits.
 
     As ε → 0 (δ fixed) ``V_up → Δ/(4δ)``, ``D_up → Δ²/(12δ²)`` and
@@ -318,7 +291,7 @@ def small_epsilon_limit(
     )
 
 
-def baseline_table(epsilons=TABLE_EPSILONS, deltas=TABLE_DELTAS) -> pd.DataFrame:
+def baseline_table(*, epsilons, deltas) -> pd.DataFrame:
     """E6: amplitude and power of TL, Laplace, classic Gaussian (ε < 1 only) and analytic Gaussian.
 
     Spec grid: ε ∈ {0.01, 0.1, 0.5, 1, 2, 5, 10} × δ ∈ {1e-2, 1e-4, 1e-6, 1e-10}.

@@ -17,19 +17,8 @@ import pandas as pd
 from dpreplication import oracles
 from dpreplication.accounting.hockey_stick import audit_noise_privacy
 from dpreplication.mechanisms import additive as add
-from dpreplication.replications.truncated_laplace import CANONICAL_POINTS, MECHANISM_LABELS, TABLE_DELTAS
+from dpreplication.replications.truncated_laplace import MECHANISM_LABELS
 from dpreplication.scorecard.claims import DATA_STATUS_COLUMN
-
-AUDIT_POINTS = ((1.0, 1e-6), (0.1, 1e-3), (3.0, 1e-2), (0.5, 0.2))
-"""(ε, δ) of the spec §10 check 4 / E4 privacy audit."""
-
-
-MONTE_CARLO_POINTS = tuple((e, d) for e in (0.1, 0.5, 1.0, 2.0, 5.0) for d in TABLE_DELTAS)
-"""20 (ε, δ) points of E3."""
-
-
-LIBRARY_POINTS = CANONICAL_POINTS + ((10.0, 1e-10),)
-"""(ε, δ) of the E8 cross-check: the canonical points and the hardest one, (10, 1e-10)."""
 
 
 def _moment_rows(eps, dlt, sampler, samples, bound, amplitude, power):
@@ -58,11 +47,7 @@ def _moment_rows(eps, dlt, sampler, samples, bound, amplitude, power):
 
 
 def monte_carlo_moments(
-    rng: np.random.Generator,
-    points=MONTE_CARLO_POINTS,
-    n_samples: int = 1_000_000,
-    library_points=MONTE_CARLO_POINTS,
-    library_samples: int = 20_000,
+    rng: np.random.Generator, *, points, n_samples: int, library_points, library_samples: int
 ) -> pd.DataFrame:
     """E3: empirical ``E|X|`` and ``E X²`` with standard errors vs ``V_up``, ``D_up``.
 
@@ -111,12 +96,7 @@ def monte_carlo_moments(
     return pd.DataFrame(rows)
 
 
-def privacy_audit(
-    points=AUDIT_POINTS,
-    shifts_per_side: int = 20,
-    n_points: int = 2_000_000,
-    tightness_factor: float = 0.9,
-) -> pd.DataFrame:
+def privacy_audit(*, points, shifts_per_side: int, n_points: int, tightness_factor: float) -> pd.DataFrame:
     """E4: ``H_{ε'}(d)`` by quadrature of ``(f - e^{ε'} f(· + d))_+`` vs the exact profile, ``d ∈ [-Δ, Δ]``.
 
     For each (ε, δ) the audit runs at ``ε' = ε`` (bound ``δ(e^{ε|d|} - 1)/(e^ε - 1) ≤ δ``,
@@ -157,11 +137,7 @@ def privacy_audit(
 
 
 def privacy_profiles(
-    epsilon: float = 1.0,
-    delta: float = 1e-6,
-    epsilon_primes=None,
-    max_epsilon_prime_factor: float = 3.0,
-    n_epsilon_prime: int = 301,
+    *, epsilon: float, delta: float, epsilon_primes=None, max_epsilon_prime_factor: float, n_epsilon_prime: int
 ) -> pd.DataFrame:
     """E5: ``δ(ε') = H_{ε'}(Δ)`` for TL, the analytic Gaussian and Laplace, calibrated to (ε, δ) = (1, 1e-6).
 
@@ -208,7 +184,7 @@ def _call_oracle(library: str, call, epsilon: float, delta: float) -> tuple[floa
         return np.nan, f"missing: {library} raised {type(error).__name__}: {error}"
 
 
-def library_cross_check(points=LIBRARY_POINTS) -> pd.DataFrame:
+def library_cross_check(*, points) -> pd.DataFrame:
     """E8: our σ_aG and A against dp-accounting, autodp, diffprivlib; OpenDP's conservative δ at σ_aG.
 
     Libraries are imported lazily; a missing library (or a failing call) gives
@@ -247,11 +223,7 @@ def library_cross_check(points=LIBRARY_POINTS) -> pd.DataFrame:
 
 
 def calibration_audit(
-    rng: np.random.Generator,
-    n_points: int = 300,
-    log10_epsilon_range=(-2.0, 1.30103),
-    log10_delta_range=(-12.0, -2.0),
-    tolerance: float = 1e-6,
+    rng: np.random.Generator, *, n_points: int, log10_epsilon_range, log10_delta_range, tolerance: float
 ) -> pd.DataFrame:
     """E8b: each library's analytic-Gaussian σ at ``n_points`` random (ε, δ) (log-uniform), judged by
     the exact δ(σ) at 50 digits: ``relative_excess = δ(σ)/δ − 1 > tolerance`` means the library

@@ -13,10 +13,10 @@ import pandas as pd
 
 from dpreplication.mechanisms import bounds
 from dpreplication.optimisation.noise_lp import optimal_noise_lower_bound, richardson_extrapolation
-from dpreplication.replications.truncated_laplace import FIGURE_DELTAS, log_grid, product_grid
+from dpreplication.replications.truncated_laplace import log_grid, product_grid
 
 
-def bound_kinks(delta: float = 0.1, log10_epsilon_range=(-3.0, 1.0), n_fine: int = 40_001) -> pd.DataFrame:
+def bound_kinks(*, delta: float, log10_epsilon_range, n_fine: int) -> pd.DataFrame:
     """Where the reconstructed-bound curves bend, and why: the lower bounds depend on ε through
     ``m = ⌊n⌋``, ``n = (1/ε) ln(1 + (e^ε − 1)/(2δ))``, so they are not smooth where ``n`` crosses an
     integer. The kinks are detected on a fine log grid as the outliers of the second difference
@@ -87,9 +87,7 @@ def bound_kinks(delta: float = 0.1, log10_epsilon_range=(-3.0, 1.0), n_fine: int
     return table
 
 
-def bound_gap(
-    epsilons=None, deltas=FIGURE_DELTAS, log10_epsilon_range=(-3.0, 1.0), n_epsilon: int = 201
-) -> pd.DataFrame:
+def bound_gap(*, epsilons=None, deltas, log10_epsilon_range, n_epsilon: int) -> pd.DataFrame:
     """E1: ``V_low/V_up`` and ``D_low/D_up`` vs ε (spec: log grid on [1e-3, 10], Fig. 2 δ grid; 201 ε points here).
 
     With the δ → 0 limit curves ``ε/(e^ε - 1)`` and ``ε²(e^ε + 1)/(2(e^ε - 1)²)``
@@ -117,14 +115,7 @@ def bound_gap(
     )
 
 
-def lp_optimum(
-    epsilons=(0.1, 0.2, 0.5, 1.0, 2.0, 5.0),
-    delta: float = 1e-3,
-    resolutions=(8, 16),
-    costs=("amplitude", "power"),
-    backend: str = "scipy",
-    solver: str = "highs",
-) -> pd.DataFrame:
+def lp_optimum(*, epsilons, delta: float, resolutions, costs, backend: str, solver: str) -> pd.DataFrame:
     """E2: ``V_low ≤ LP(N) ≤ V* (≈ Richardson) ≤ V_up`` vs ε, and likewise for the power.
 
     Spec grid: δ = 1e-3, ε ∈ {0.1, 0.2, 0.5, 1, 2, 5}, N ∈ {8, 16} (≈ 30 s with
