@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from dpreplication.cluster_resources import load_workflow
+
 REPO = Path(__file__).resolve().parents[1]
 RULES = REPO / "workflow" / "rules"
 
@@ -22,22 +24,12 @@ RULES = REPO / "workflow" / "rules"
 def rules_with_settings() -> list[tuple[str, Path, dict]]:
     """(rule, script, settings) of every scripted rule whose ``settings`` param is a mapping
     (rules whose settings depend on wildcards are left out)."""
-    from snakemake.api import SnakemakeApi
-    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
-
-    with SnakemakeApi(OutputSettings()) as api:
-        workflow = api.workflow(
-            resource_settings=ResourceSettings(cores=1),
-            config_settings=ConfigSettings(config={"profile": "default"}),
-            snakefile=REPO / "Snakefile",
-            workdir=REPO,
-        )._workflow
-        rows = []
-        for rule in workflow.rules:
-            settings = dict(rule.params.items()).get("settings") if rule.script else None
-            if isinstance(settings, dict):
-                rows.append((rule.name, (RULES / rule.script).resolve(), settings))
-        return rows
+    rows = []
+    for rule in load_workflow(REPO / "Snakefile").rules:
+        settings = dict(rule.params.items()).get("settings") if rule.script else None
+        if isinstance(settings, dict):
+            rows.append((rule.name, (RULES / rule.script).resolve(), settings))
+    return rows
 
 
 def settings_calls(script: Path) -> list[str]:
