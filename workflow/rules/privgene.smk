@@ -353,7 +353,7 @@ rule privgene_schedule_ablation_job:
     output: f"{PG_WORK}/schedule_ablation/{{pg_dataset}}/{{task}}/reps{{repetitions}}.csv"
     params:
         settings={**{k: v for k, v in settings(f"{PGA}/schedules").items() if k in ("epsilon", "variants")},
-                  "algorithm": settings(f"{PG}/algorithm"), "folds": settings(f"{PG}/protocol")["folds"]},
+                  "algorithm": settings(f"{PG}/algorithm"), **settings(f"{PG}/protocol")},
         seed=SEED,
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/schedule_ablation/{{pg_dataset}}/{{task}}/reps{{repetitions}}.log"

@@ -20,5 +20,6 @@ for_each_repetition(
         schedules=settings["variants"],
         svm_C=tuned,
         folds=settings["folds"],
+        use_folds=settings["use_folds"],
     ),
 )
