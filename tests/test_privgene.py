@@ -313,6 +313,35 @@ def test_vectorised_linear_fitness_matches_tuple_sums():
     assert np.array_equal(lr.scores(repeated)[40:], lr.scores(repeated)[:5])
 
 
+@pytest.mark.parametrize("task", ["lr", "svm"])
+def test_scores_from_a_parent_equal_the_matrix_product(task):
+    """Children one ±1 coordinate from their parent are scored from its margins (two passes over
+    the rows): the sums must equal the direct ones for every kind of child: a binary or the bias
+    coordinate moved by ±s, a step shortened by clipping, the parent itself, a moved continuous
+    coordinate and a child two coordinates away (both scored directly)."""
+    generator = rng("one step", task)
+    binary = generator.choice([-1.0, 1.0], size=(4000, 6))
+    continuous = generator.uniform(-1, 1, size=(4000, 2))
+    x = np.hstack([binary, continuous])
+    y = (x @ generator.normal(size=8) > 0).astype(float)
+    fitness = LogisticFitness(x, y) if task == "lr" else SVMFitness(x, 2 * y - 1)
+    assert fitness.signed_columns.tolist() == [True] * 6 + [False, False, True]
+    parent = generator.uniform(-5, 5, size=9)
+    parent[2] = 4.97  # a step of +0.5 is clipped to +0.03
+    children = offspring(parent[None, :], 200, 0.5, fitness, PrivGeneSettings(), generator)
+    children = np.vstack([children, parent, parent + 0.5 * np.eye(9)[0] - 0.5 * np.eye(9)[1]])
+    steps = np.abs(children - parent)
+    assert {0.5, 0.03} <= set(np.round(steps[steps > 0], 12)) and (steps[:, 6:8] > 0).any()
+    direct = fitness.scores(children)
+    product = fitness._scores
+    by_product = []
+    fitness._scores = lambda candidates: by_product.append(len(candidates)) or product(candidates)
+    from_parent = fitness.scores(children, parent=parent)
+    assert np.allclose(from_parent, direct, rtol=1e-12, atol=0)
+    far = np.unique(children[((children != parent).sum(axis=1) > 1) | (steps[:, 6:8] > 0).any(axis=1)], axis=0)
+    assert by_product == [len(far)] and len(far) < len(np.unique(children, axis=0)) / 3
+
+
 # ------------------------------------------------------------------ protocol
 
 

@@ -9,7 +9,9 @@ centre by centre.
 Every task scores a whole candidate set ``Ω`` (shape ``(m, d)``) with one matrix product
 per chunk of rows (spec §2.8): ``Z = [X, 1] Ωᵀ``, then a fused elementwise pass while the
 chunk is still in cache, summed in float64. Identical candidates (common after mutation of
-one parent, spec §2.8 (c)) are scored once.
+one parent, spec §2.8 (c)) are scored once. Children bred from one parent (EEM, ``m' = 1``)
+that differ from it in one ±1-valued coordinate are scored from the parent's margins in two
+passes over the rows (:meth:`LinearFitness.scores`), the same sums up to rounding.
 
 Dampening factors (spec §2.3, paper Eq. 7–8, 11, 13, 15, 16, 18) depend only on the public
 candidate set. ``Δ1`` bounds twice the range of ``q(·, ω)`` over the tuple domain (plain
@@ -17,6 +19,8 @@ EM); ``Δ2`` bounds twice the largest ``q(t, ω) - q(t, ω')`` (EEM, Lemma 3).
 """
 
 from __future__ import annotations
+
+from functools import cached_property
 
 import numpy as np
 from scipy.spatial.distance import pdist
@@ -68,6 +72,11 @@ class LinearFitness:
         self.dimension = self.design.shape[1]
         self.size = self.design.shape[0]  # n, public under replace-one neighbours
 
+    @cached_property
+    def signed_columns(self) -> np.ndarray:
+        """Which design columns have every entry ±1 (binary features, the bias)."""
+        return np.all(np.abs(self.design) == 1.0, axis=0)
+
     def delta1(self, candidates: np.ndarray) -> float:
         """``Δ1 = 2·b·max_ω (‖ω‖₁ + 1)`` with ``b`` = 1 (LR, Eq. 11) or ``C`` (SVM, Eq. 15)."""
         return 2.0 * self.tuple_bound * float(np.abs(candidates).sum(axis=1).max() + 1.0)
@@ -76,9 +85,51 @@ class LinearFitness:
         """``Δ2 = 2·b·max_{ω,ω'} ‖ω - ω'‖₁`` (LR Eq. 13; SVM Eq. 16, i.e. ``4Cs`` after one mutation)."""
         return 2.0 * self.tuple_bound * max_pairwise_l1(candidates)
 
-    def scores(self, candidates: np.ndarray) -> np.ndarray:
-        """``f(D, ω)`` for every row of ``candidates`` (float64)."""
-        return _score_unique(np.asarray(candidates, dtype=float), self._scores)
+    def scores(self, candidates: np.ndarray, parent: np.ndarray | None = None) -> np.ndarray:
+        """``f(D, ω)`` for every row of ``candidates`` (float64).
+
+        ``parent``: the one vector the candidates were bred from (EEM, ``m' = 1``). A
+        candidate equal to it, or different from it in one coordinate whose design column
+        is ±1, is then scored by :meth:`_one_step_sums`; the others by the matrix product.
+        """
+        candidates = np.asarray(candidates, dtype=float)
+        if parent is None:
+            return _score_unique(candidates, self._scores)
+        parent = np.asarray(parent, dtype=float)
+        return _score_unique(candidates, lambda unique: self._scores_near(parent, unique))
+
+    def _scores_near(self, parent: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        change = candidates - parent
+        moved = change != 0.0
+        count = moved.sum(axis=1)
+        column = moved.argmax(axis=1)
+        near = (count == 0) | ((count == 1) & self.signed_columns[column])
+        total = np.empty(len(candidates))
+        if not near.all():
+            total[~near] = self._scores(candidates[~near])
+        if near.any():
+            rows = np.flatnonzero(near)
+            steps = change[rows, column[rows]]
+            total[rows] = self.regulariser(candidates[rows]) + self._one_step_sums(parent, column[rows], steps)
+        return total
+
+    def _one_step_sums(self, parent: np.ndarray, columns: np.ndarray, steps: np.ndarray) -> np.ndarray:
+        """``Σ_t q(t, ω + s·e_j)`` for each ``(j, s)``, ``j`` a ±1-valued column, from ``z = X̃ω``.
+
+        Every row moves by ``±|s|``, so with ``Q±_t = q_t(z_t ± |s|)``:
+        ``Σ_t q_t(z_t + s·x_tj) = ½ Σ_t (Q⁺_t + Q⁻_t) + ½ sign(s) Σ_t x_tj (Q⁺_t − Q⁻_t)``:
+        two passes of ``q`` per step size and one product with ``X̃``, not one pass per candidate.
+        """
+        margins = self.design @ parent
+        sizes, size_of = np.unique(np.abs(steps), return_inverse=True)
+        level = np.empty(len(sizes))
+        tilts = np.empty((len(self.design), len(sizes)))
+        for index, size in enumerate(sizes):
+            plus, minus = self._row_terms(margins + size), self._row_terms(margins - size)
+            level[index] = 0.5 * (plus.sum() + minus.sum())
+            np.subtract(plus, minus, out=tilts[:, index])
+        tilt = tilts.T @ self.design  # (sizes, d)
+        return level[size_of] + 0.5 * np.sign(steps) * tilt[size_of, columns]
 
     def _scores(self, candidates: np.ndarray) -> np.ndarray:
         transposed = np.ascontiguousarray(candidates.T)
@@ -108,6 +159,10 @@ class LogisticFitness(LinearFitness):
         fitted = self.labels[start:stop] @ z
         return fitted - softplus_inplace(z).sum(axis=0)
 
+    def _row_terms(self, z: np.ndarray) -> np.ndarray:
+        """``q(t, ω) = y z - softplus(z)`` for every row, from its margin ``z`` (a fresh array)."""
+        return self.labels * z - softplus_inplace(z.copy())
+
     def tuple_scores(self, x: np.ndarray, y: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """``q(t, ω)`` for every tuple ``t = (x, y)`` and candidate: shape ``(n_tuples, m)``."""
         z = with_bias(x) @ np.asarray(candidates, dtype=float).T
@@ -135,6 +190,10 @@ class SVMFitness(LinearFitness):
         np.subtract(1.0, margins, out=margins)
         np.maximum(margins, 0.0, out=margins)
         return -self.C * margins.sum(axis=0)
+
+    def _row_terms(self, margins: np.ndarray) -> np.ndarray:
+        """``q(t, ω) = -C max(0, 1 - y z)`` for every row, from its margin ``y z`` (a fresh array)."""
+        return -self.C * np.maximum(0.0, 1.0 - margins)
 
     def tuple_scores(self, x: np.ndarray, y: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """``q(t, ω) = -C max(0, 1 - y z)``: shape ``(n_tuples, m)``."""
@@ -179,7 +238,7 @@ class KMeansFitness:
         """Not derived in the paper (§5.3): ``+∞``, so that ``min(Δ1, Δ2) = Δ1``."""
         return np.inf
 
-    def scores(self, candidates: np.ndarray) -> np.ndarray:
+    def scores(self, candidates: np.ndarray, parent: np.ndarray | None = None) -> np.ndarray:
         """``f(D, C) = -Σ_t min_i ‖t - c_i‖²`` for every candidate (spec §2.8, chunked rows)."""
         return _score_unique(np.asarray(candidates, dtype=float), self._scores)
 

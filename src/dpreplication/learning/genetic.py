@@ -199,12 +199,12 @@ def privgene(
     scales = mutation_scales(settings.initial_scale * width, max(r - 1, 1), settings.decay, settings.schedule)
     budget = epsilon / r
 
-    candidates = initial_candidates(fitness, settings, rng)
+    candidates, parent = initial_candidates(fitness, settings, rng), None
     selected, rows = [], []
     for i in range(1, r + 1):
         last = i == r
         draws = 1 if last else min(k, len(candidates))
-        scores = fitness.scores(candidates)
+        scores = fitness.scores(candidates, parent=parent)
         delta1, delta2 = fitness.delta1(candidates), fitness.delta2(candidates)
         delta = dampening_factor(delta1, delta2, settings.dampening)
         chosen = select(scores, budget, delta, draws, rng, settings.selector)
@@ -212,6 +212,8 @@ def privgene(
         selected.append(candidates[chosen[0]].copy())
         rows.append((i, budget, np.nan if last else scales[i - 1], delta1, delta2, delta, rank))
         if not last:
-            candidates = offspring(candidates[chosen], settings.m, scales[i - 1], fitness, settings, rng)
+            parents = candidates[chosen]
+            candidates = offspring(parents, settings.m, scales[i - 1], fitness, settings, rng)
+            parent = parents[0] if len(parents) == 1 else None
     trace = pd.DataFrame(rows, columns=TRACE_COLUMNS)
     return PrivGeneResult(omega=selected[-1], selected=np.array(selected), trace=trace)
