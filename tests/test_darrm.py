@@ -340,13 +340,18 @@ def test_synthetic_votes_reproduce_the_analytic_accuracy():
 
 
 def test_figure_tables_are_tidy():
-    shapes = R.figure2_gamma_shapes(**settings("f2_gamma_shapes", ms=(1, 3), solver=CONFIG["solver"]))
+    solver = CONFIG["solver"]
+    shapes = R.gamma_shapes(figure="F2", prior_means=None, **settings("f2_gamma_shapes", ms=(1, 3), solver=solver))
     assert list(shapes.columns) == R.SHAPE_COLUMNS and len(shapes) == 2 * 3 * 12
-    errors = R.figure3_errors(shapes, **settings("f3_errors", n_draws=2_000, n_repeats=2), seed=0)
+    f3 = settings("f3_errors", n_draws=2_000, n_repeats=2)
+    errors = R.ensemble_errors(shapes, figure="F3", actual_priors=["T_U"], **f3, seed=0)
     assert list(errors.columns) == R.ERROR_COLUMNS and len(errors) == 6
     assert (errors.error_std >= 0).all()
-    prior_shapes = R.figure9_prior_shapes(**settings("f9_prior_shapes", ms=(5,), solver=CONFIG["solver"]))
-    priors = R.figure9_prior_errors(prior_shapes, **settings("f9_prior_errors", n_draws=1_000, n_repeats=2), seed=0)
+    f9 = settings("f9_prior_shapes", ms=(5,), solver=solver)
+    prior_shapes = R.gamma_shapes(figure="F9", Delta=0.0, composition="general", mean_probability=None, **f9)
+    priors = R.ensemble_errors(
+        prior_shapes, figure="F9", **settings("f9_prior_errors", n_draws=1_000, n_repeats=2), seed=0
+    )
     assert (priors.loc[priors.actual_prior == "p=0.5", "error_mean"] == 0).all()
     region = R.figure4_feasible_region(**settings("f4_feasible_region", epsilon=0.5, Delta=0.05))
     assert list(region.columns) == R.REGION_COLUMNS

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from dpreplication.accounting.privacy_verifier import verify_privacy
+from dpreplication.cluster_resources import load_workflow
 from dpreplication.replications import darrm, darrm_verified
 from dpreplication.scorecard import evaluate_claims, load_registry
 from dpreplication.workflow_config import profile_config
@@ -17,19 +18,14 @@ REGISTRY = REPO / "workflow" / "claims" / "darrm.yaml"
 REFERENCES = REPO / "tests" / "references" / "quick" / "darrm"
 SHAPE_TABLES = ("f2_gamma_shapes", "f5_gamma_shapes", "f7_gamma_shapes", "f9_prior_shapes")
 
-# config section -> the replication function its keys are passed to (as in workflow/scripts/darrm/)
+# config section -> the replication function its rule's script passes it to
 FUNCTIONS = {
-    "f2_gamma_shapes": darrm.figure2_gamma_shapes,
-    "f3_errors": darrm.figure3_errors,
+    **dict.fromkeys(SHAPE_TABLES, darrm.gamma_shapes),
+    **dict.fromkeys(("f3_errors", "f6_errors", "f8_errors", "f9_prior_errors"), darrm.ensemble_errors),
     "f4_feasible_region": darrm.figure4_feasible_region,
-    "f5_gamma_shapes": darrm.figure5_gamma_shapes,
-    "f6_errors": darrm.figure6_errors,
-    "f7_gamma_shapes": darrm.figure7_gamma_shapes,
-    "f8_errors": darrm.figure8_errors,
-    "f9_prior_shapes": darrm.figure9_prior_shapes,
-    "f9_prior_errors": darrm.figure9_prior_errors,
     "verified_numbers": darrm_verified.verified_numbers,
 }
+RULE_PARAMS = {rule.name: dict(rule.params.items()) for rule in load_workflow(REPO / "Snakefile").rules}
 
 
 def darrm_config(profile):
@@ -48,12 +44,10 @@ def test_registry_tables_are_darrm_outputs():
         assert f'"{claim.table}"' in rules, f"claim {claim.id}: no DaRRM output named {claim.table!r}"
 
 
-# what the rules add to a section: the LP solver (darrm_settings(..., lp=True)), the seed, the γ table
+# what the rules add to a section: the LP solver (darrm_settings(..., lp=True)), the seed, the γ
+# table, and the figure's own keywords (its ``figure`` param: the label, Δ = 0 for pure DP, ...)
 ADDED = {
-    "f2_gamma_shapes": {"solver"},
-    "f5_gamma_shapes": {"solver"},
-    "f7_gamma_shapes": {"solver"},
-    "f9_prior_shapes": {"solver"},
+    **dict.fromkeys(SHAPE_TABLES, {"solver"}),
     "verified_numbers": {"solver", "seed"},
     **{section: {"shapes", "seed"} for section in ("f3_errors", "f6_errors", "f8_errors", "f9_prior_errors")},
 }
@@ -65,7 +59,8 @@ def test_config_sections_fit_the_replication_functions(profile):
     config = darrm_config(profile)
     for section, function in FUNCTIONS.items():
         added = dict.fromkeys(ADDED.get(section, ()))
-        inspect.signature(function).bind(**config[section], **added)  # TypeError on an unknown or missing key
+        figure = RULE_PARAMS[f"darrm_{section}"].get("figure", {})
+        inspect.signature(function).bind(**config[section], **added, **figure)  # TypeError on an unknown or missing key
 
 
 @pytest.mark.skipif(not REFERENCES.is_dir(), reason="no quick-profile references yet")

@@ -83,7 +83,7 @@ def test_the_reader_finds_the_settings_calls():
     assert len(CHECKED) >= 35, len(CHECKED)
     assert {
         "dpreplication.replications.truncated_laplace.figure1_density",
-        "dpreplication.replications.darrm.figure3_errors",
+        "dpreplication.replications.darrm.ensemble_errors",
         "dpreplication.replications.permute_and_flip.worst_case",
         "dpreplication.replications.truncated_laplace.figure3_power_ratio",
     } <= functions

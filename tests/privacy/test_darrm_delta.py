@@ -93,7 +93,18 @@ def test_gamma_const_reference_values_where_delta_matters(Delta, composition):
     np.testing.assert_allclose(
         majority.gamma_constant(K, M, EPSILON, Delta, composition=composition), expected, rtol=1e-12
     )
-    shapes = darrm.gamma_shapes("F", K, [M], EPSILON, Delta, ["const"], composition)
+    shapes = darrm.gamma_shapes(
+        figure="F",
+        K=K,
+        ms=[M],
+        epsilon=EPSILON,
+        Delta=Delta,
+        series=["const"],
+        composition=composition,
+        mean_probability=None,
+        prior_means=None,
+        solver="highs",
+    )
     np.testing.assert_allclose(shapes.delta, composed(M, Delta, composition), rtol=1e-12)
     np.testing.assert_allclose(shapes.gamma, expected, rtol=1e-12)
     without_delta = gamma_const_reference(K, M, EPSILON, 0.0)

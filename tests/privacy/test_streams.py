@@ -561,7 +561,14 @@ def ensemble_errors_site(patch):
     )
     priors = list(darrm.mj.PRIORS)[:2]
     run = with_defaults(
-        darrm.ensemble_errors, shapes=shapes, figure="F3", actual_priors=priors, n_draws=10, n_repeats=2, seed=1
+        darrm.ensemble_errors,
+        shapes=shapes,
+        figure="F3",
+        actual_priors=priors,
+        n_draws=10,
+        n_repeats=2,
+        seed=1,
+        zero_below=1e-5,
     )
     return Site(
         run,

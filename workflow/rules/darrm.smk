@@ -3,6 +3,7 @@ every analytic figure (F2–F9), the LP diagnostics and the spec's verified numb
 Spec: shared/specs/darrm.md."""
 
 DR = "darrm"
+PURE_DP = {"Delta": 0.0, "composition": "general"}  # Δ = δ = 0 (the composition is then moot)
 DR_CODE = code_inputs("mechanisms/majority.py", "mechanisms/feasible_region.py", "optimisation/gamma_lp.py", "accounting",
                       "replications/darrm.py", "replications/darrm_lemmas.py", "replications/darrm_verified.py")
 
@@ -12,11 +13,11 @@ rule darrm_f2_gamma_shapes:
     message: "DaRRM: F2, shapes of γ_opt, γ_Sub and γ_const (K=11, approximate DP)"
     input: code=DR_CODE
     output: **published(DR, "f2_gamma_shapes", FIGURE, "darrm_f2_gamma_shapes.rst")
-    params: settings=darrm_settings("f2_gamma_shapes", lp=True)
+    params: settings=darrm_settings("f2_gamma_shapes", lp=True), figure={"figure": "F2", "prior_means": None}
     conda: ENVIRONMENT
     log: f"{LOGS}/{DR}/f2_gamma_shapes.log"
     benchmark: f"{BENCHMARKS}/{DR}/f2_gamma_shapes.tsv"
-    script: "../scripts/darrm/f2_gamma_shapes.py"
+    script: "../scripts/darrm/gamma_shapes.py"
 
 
 rule darrm_f3_errors:
@@ -25,11 +26,11 @@ rule darrm_f3_errors:
         shapes=rules.darrm_f2_gamma_shapes.output.csv,
         code=DR_CODE,
     output: **published(DR, "f3_errors", FIGURE, "darrm_f3_errors.rst")
-    params: settings=darrm_settings("f3_errors"), seed=SEED
+    params: settings=darrm_settings("f3_errors"), seed=SEED, figure={"figure": "F3", "actual_priors": ["T_U"]}
     conda: ENVIRONMENT
     log: f"{LOGS}/{DR}/f3_errors.log"
     benchmark: f"{BENCHMARKS}/{DR}/f3_errors.tsv"
-    script: "../scripts/darrm/f3_errors.py"
+    script: "../scripts/darrm/ensemble_errors.py"
 
 
 rule darrm_f4_feasible_region:
@@ -47,11 +48,11 @@ rule darrm_f5_gamma_shapes:
     message: "DaRRM: F5, shapes of γ_opt, γ_Sub, γ_DSub and γ_const (K=11, pure DP, Setting 1)"
     input: code=DR_CODE
     output: **published(DR, "f5_gamma_shapes", FIGURE, "darrm_f5_gamma_shapes.rst")
-    params: settings=darrm_settings("f5_gamma_shapes", lp=True)
+    params: settings=darrm_settings("f5_gamma_shapes", lp=True), figure={"figure": "F5", **PURE_DP, "prior_means": None}
     conda: ENVIRONMENT
     log: f"{LOGS}/{DR}/f5_gamma_shapes.log"
     benchmark: f"{BENCHMARKS}/{DR}/f5_gamma_shapes.tsv"
-    script: "../scripts/darrm/f5_gamma_shapes.py"
+    script: "../scripts/darrm/gamma_shapes.py"
 
 
 rule darrm_f6_errors:
@@ -60,22 +61,22 @@ rule darrm_f6_errors:
         shapes=rules.darrm_f5_gamma_shapes.output.csv,
         code=DR_CODE,
     output: **published(DR, "f6_errors", FIGURE, "darrm_f6_errors.rst")
-    params: settings=darrm_settings("f6_errors"), seed=SEED
+    params: settings=darrm_settings("f6_errors"), seed=SEED, figure={"figure": "F6", "actual_priors": ["T_U"]}
     conda: ENVIRONMENT
     log: f"{LOGS}/{DR}/f6_errors.log"
     benchmark: f"{BENCHMARKS}/{DR}/f6_errors.tsv"
-    script: "../scripts/darrm/f6_errors.py"
+    script: "../scripts/darrm/ensemble_errors.py"
 
 
 rule darrm_f7_gamma_shapes:
     message: "DaRRM: F7, shapes of the four γ for K=101 mechanisms (pure DP, Setting 2)"
     input: code=DR_CODE
     output: **published(DR, "f7_gamma_shapes", FIGURE, "darrm_f7_gamma_shapes.rst")
-    params: settings=darrm_settings("f7_gamma_shapes", lp=True)
+    params: settings=darrm_settings("f7_gamma_shapes", lp=True), figure={"figure": "F7", **PURE_DP, "prior_means": None}
     conda: ENVIRONMENT
     log: f"{LOGS}/{DR}/f7_gamma_shapes.log"
     benchmark: f"{BENCHMARKS}/{DR}/f7_gamma_shapes.tsv"
-    script: "../scripts/darrm/f7_gamma_shapes.py"
+    script: "../scripts/darrm/gamma_shapes.py"
 
 
 rule darrm_f8_errors:
@@ -84,22 +85,22 @@ rule darrm_f8_errors:
         shapes=rules.darrm_f7_gamma_shapes.output.csv,
         code=DR_CODE,
     output: **published(DR, "f8_errors", FIGURE, "darrm_f8_errors.rst")
-    params: settings=darrm_settings("f8_errors"), seed=SEED
+    params: settings=darrm_settings("f8_errors"), seed=SEED, figure={"figure": "F8", "actual_priors": ["T_U"]}
     conda: ENVIRONMENT
     log: f"{LOGS}/{DR}/f8_errors.log"
     benchmark: f"{BENCHMARKS}/{DR}/f8_errors.tsv"
-    script: "../scripts/darrm/f8_errors.py"
+    script: "../scripts/darrm/ensemble_errors.py"
 
 
 rule darrm_f9_prior_shapes:
     message: "DaRRM: F9 panel 1, γ_opt optimised for the priors T_U and T_P, with γ_Sub and γ_const"
     input: code=DR_CODE
     output: **published(DR, "f9_prior_shapes", FIGURE, "darrm_f9_prior_shapes.rst")
-    params: settings=darrm_settings("f9_prior_shapes", lp=True)
+    params: settings=darrm_settings("f9_prior_shapes", lp=True), figure={"figure": "F9", **PURE_DP, "mean_probability": None}
     conda: ENVIRONMENT
     log: f"{LOGS}/{DR}/f9_prior_shapes.log"
     benchmark: f"{BENCHMARKS}/{DR}/f9_prior_shapes.tsv"
-    script: "../scripts/darrm/f9_prior_shapes.py"
+    script: "../scripts/darrm/gamma_shapes.py"
 
 
 rule darrm_f9_prior_errors:
@@ -108,11 +109,11 @@ rule darrm_f9_prior_errors:
         shapes=rules.darrm_f9_prior_shapes.output.csv,
         code=DR_CODE,
     output: **published(DR, "f9_prior_errors", FIGURE, "darrm_f9_prior_errors.rst")
-    params: settings=darrm_settings("f9_prior_errors"), seed=SEED
+    params: settings=darrm_settings("f9_prior_errors"), seed=SEED, figure={"figure": "F9"}
     conda: ENVIRONMENT
     log: f"{LOGS}/{DR}/f9_prior_errors.log"
     benchmark: f"{BENCHMARKS}/{DR}/f9_prior_errors.tsv"
-    script: "../scripts/darrm/f9_prior_errors.py"
+    script: "../scripts/darrm/ensemble_errors.py"
 
 
 rule darrm_lp_diagnostics:

@@ -55,9 +55,9 @@ PRIOR_TITLES = {
 }
 
 
-F9_LOG_PANELS = ("U[0,0.1]", "U[0.4,0.6]")
-"""F9's panels on a log y axis (the paper's are linear): there the errors of γ_opt-U and γ_opt-P
-are 10²–10⁴ times below γ_const's and invisible on a linear axis."""
+LOG_Y_PRIORS = ("U[0,0.1]", "U[0.4,0.6]")
+"""Actual priors whose error panel has a log y axis (F9's; the paper's are linear): there the errors
+of γ_opt-U and γ_opt-P are 10²–10⁴ times below γ_const's and invisible on a linear axis."""
 
 
 def _style(series: str) -> dict:
@@ -152,7 +152,7 @@ def _error_panel(ax, panel: pd.DataFrame, annotate: bool, log_y: bool = False) -
         ax.set_ylim(0, 1)
 
 
-def ensemble_errors(data: pd.DataFrame, log_y=()):
+def ensemble_errors(data: pd.DataFrame, log_y=LOG_Y_PRIORS):
     """Bars of E(DaRRM_γ) (mean ± std over repeats) per m and series; one panel per actual prior,
     on a log y axis for the priors in ``log_y``.
 

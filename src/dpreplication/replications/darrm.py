@@ -1,11 +1,12 @@
 """DaRRM (Jiang, Zhang & Joshi, TMLR 2024): the analytic figures.
 
-One function per figure of the replication spec §2, each returning a tidy long-format
-DataFrame with one row per plotted point:
+Three tables cover the figures of the replication spec §2, each a tidy long-format DataFrame
+with one row per plotted point (each figure's parameters are its config section; its rule adds
+what defines the figure, e.g. ``Δ = 0`` for the pure-DP ones):
 
-* γ shapes (F2, F5, F7, F9 panel 1) — columns :data:`SHAPE_COLUMNS`;
-* errors ``E(DaRRM_γ)`` (F3, F6, F8, F9 panels 2–4) — columns :data:`ERROR_COLUMNS`;
-* the feasible region (F4) — columns :data:`REGION_COLUMNS`;
+* :func:`gamma_shapes` (F2, F5, F7, F9 panel 1) — columns :data:`SHAPE_COLUMNS`;
+* :func:`ensemble_errors` (F3, F6, F8, F9 panels 2–4) — columns :data:`ERROR_COLUMNS`;
+* :func:`figure4_feasible_region` (F4) — columns :data:`REGION_COLUMNS`;
 * :func:`lp_diagnostics` — LP sizes, times and repair per setting (spec §4).
 
 The spec's verified numbers are :mod:`dpreplication.replications.darrm_verified`.
@@ -71,6 +72,8 @@ def series_gamma(
     means 0.75 / 0.85 of :data:`OPTIMISATION_PRIORS`, both [I]).
     """
     if series == "opt":
+        if mean_probability is None:
+            raise ValueError("series 'opt' needs the objective's mean_probability")
         return np.array(optimise_gamma_cached(K, m, epsilon, Delta, delta, mean_probability, solver).gamma)
     if series in OPTIMISATION_PRIORS:
         q = float((prior_means or {}).get(series, OPTIMISATION_PRIORS[series].folded_mean))
@@ -85,18 +88,23 @@ def series_gamma(
 
 
 def gamma_shapes(
+    *,
     figure: str,
     K: int,
     ms,
     epsilon: float,
     Delta: float,
     series,
-    composition: str = "general",
-    mean_probability: float = 0.75,
-    solver: str = "highs",
-    prior_means: dict | None = None,
+    composition: str,
+    mean_probability: float | None,
+    prior_means: dict | None,
+    solver: str,
 ) -> pd.DataFrame:
-    """γ(l), ``l = 0..K``, for every ``m`` and series; ``δ = composed_delta(m, Δ, composition)``."""
+    """γ(l), ``l = 0..K``, of every series for every ``m``, labelled ``figure`` (F2, F5, F7, F9).
+
+    ``δ = composed_delta(m, Δ, composition)``; ``Δ = 0`` is pure DP. ``mean_probability``: q̄ of
+    the ``opt`` objective; ``prior_means``: q̄ of ``opt-U`` / ``opt-P`` (None: 0.75 / 0.85).
+    """
     rows = []
     for m in ms:
         delta = mj.composed_delta(m, Delta, composition)
@@ -108,14 +116,16 @@ def gamma_shapes(
 
 def ensemble_errors(
     shapes: pd.DataFrame,
+    *,
     figure: str,
     actual_priors,
     n_draws: int,
     n_repeats: int,
     seed: int,
-    zero_below: float = 1e-5,
+    zero_below: float,
 ) -> pd.DataFrame:
-    """Monte-Carlo ``E(DaRRM_γ)`` (spec §1.3) for every γ in a shape table and every actual prior.
+    """Monte-Carlo ``E(DaRRM_γ)`` (spec §1.3) for every γ in a shape table and every actual prior,
+    labelled ``figure`` (F3, F6, F8 of the F2, F5, F7 shapes under ``T_U``; F9 under several priors).
 
     Mean ± std over ``n_repeats`` estimates of ``n_draws`` vectors each; means below
     ``zero_below`` are reported as 0 (the paper zeroes values below 1e-5 [C]). On the rows of
@@ -146,35 +156,6 @@ def ensemble_errors(
     return frame
 
 
-# --------------------------------------------------------------------------- F2–F3
-
-
-def figure2_gamma_shapes(
-    *,
-    K: int,
-    ms,
-    epsilon: float,
-    Delta: float,
-    series,
-    composition: str,
-    mean_probability: float,
-    solver: str,
-) -> pd.DataFrame:
-    """F2 (main §6.1): γ shapes for K=11 mechanisms under approximate DP.
-
-    Spec parameters: K=11, m∈{1,3,5,7,9,11}, ε=0.1, Δ=1e-5 [I, weak], δ=1−(1−Δ)^m [C]
-    (``composition="general"``), prior T_U (q̄=0.75 [I]); DSub probably absent [U] (add it via
-    ``series``). LP: 6 × 31,824 vertex multisets (about 1k rows after presolve), < 0.1 s.
-    """
-    return gamma_shapes("F2", K, ms, epsilon, Delta, series, composition, mean_probability, solver)
-
-
-def figure3_errors(shapes: pd.DataFrame, *, n_draws: int, n_repeats: int, seed: int, zero_below: float) -> pd.DataFrame:
-    """F3: ``E(DaRRM_γ)`` of the F2 noise functions (``shapes``: the F2 table), p ∼ U[0,1]^11,
-    10⁴ draws × 10 repeats [C]."""
-    return ensemble_errors(shapes, "F3", ("T_U",), n_draws, n_repeats, seed, zero_below)
-
-
 # --------------------------------------------------------------------------- F4
 
 
@@ -200,61 +181,6 @@ def figure4_feasible_region(*, epsilon: float, Delta: float, n_points: int) -> p
             for order, (pp, qq) in enumerate(zip(p[inside], q[inside]))
         ]
     return pd.DataFrame(rows, columns=REGION_COLUMNS)
-
-
-# --------------------------------------------------------------------------- F5–F8
-
-
-def figure5_gamma_shapes(*, K: int, ms, epsilon: float, series, mean_probability: float, solver: str) -> pd.DataFrame:
-    """F5 (App. D.1.1, Setting 1): γ shapes, K=11, pure DP (Δ=δ=0), 4 series.
-
-    Spec: m∈{1,3,5,7,9,11}; ε=0.03 per the authors' script toggle [I] (0.1 also plausible).
-    LP: 6 × 364 vertex multisets (≈100 rows after presolve), milliseconds.
-    """
-    return gamma_shapes("F5", K, ms, epsilon, 0.0, series, "general", mean_probability, solver)
-
-
-def figure6_errors(shapes: pd.DataFrame, *, n_draws: int, n_repeats: int, seed: int, zero_below: float) -> pd.DataFrame:
-    """F6: ``E(DaRRM_γ)`` of the F5 noise functions (``shapes``: the F5 table), p ∼ U[0,1]^11,
-    10⁴ draws × 10 repeats."""
-    return ensemble_errors(shapes, "F6", ("T_U",), n_draws, n_repeats, seed, zero_below)
-
-
-def figure7_gamma_shapes(*, K: int, ms, epsilon: float, series, mean_probability: float, solver: str) -> pd.DataFrame:
-    """F7 (App. D.1.1, Setting 2): γ shapes, K=101, pure DP (Δ=δ=0) [C], 4 series, 3×2 panels.
-
-    Spec: m∈{10,20,30,40,60,80}, ε=0.1. LP: 51 × 182,104 vertex multisets (≈25–45k rows after
-    presolve); about 0.4 s build + 0.2–1 s HiGHS per m.
-    """
-    return gamma_shapes("F7", K, ms, epsilon, 0.0, series, "general", mean_probability, solver)
-
-
-def figure8_errors(shapes: pd.DataFrame, *, n_draws: int, n_repeats: int, seed: int, zero_below: float) -> pd.DataFrame:
-    """F8: ``E(DaRRM_γ)`` of the F7 noise functions (``shapes``: the F7 table), p ∼ U[0,1]^101,
-    10⁴ draws × 5 repeats [C]."""
-    return ensemble_errors(shapes, "F8", ("T_U",), n_draws, n_repeats, seed, zero_below)
-
-
-# --------------------------------------------------------------------------- F9
-
-
-def figure9_prior_shapes(*, K: int, ms, epsilon: float, series, solver: str, prior_means: dict) -> pd.DataFrame:
-    """F9 panel 1 (App. D.1.3): γ_opt optimised for T_U (q̄=0.75) and T_P (q̄=0.85) [I], with Sub
-    and const; K=11, ε=0.1, Δ=0. Spec: m=5 [C], possibly also m=3 [I] (both by default).
-    ``prior_means``: ``{"opt-U": q̄_U, "opt-P": q̄_P}`` overrides of the objectives' q̄."""
-    return gamma_shapes("F9", K, ms, epsilon, 0.0, series, "general", 0.75, solver, prior_means)
-
-
-def figure9_prior_errors(
-    shapes: pd.DataFrame, *, actual_priors, n_draws: int, n_repeats: int, seed: int, zero_below: float
-) -> pd.DataFrame:
-    """F9 panels 2–4: ``E`` of the F9 γ (``shapes``: the F9 table) when the *actual* ``p_i`` ∼
-    U[0,1], = 0.5, ∼ U[0,0.1].
-
-    ``p_i = 0.5`` gives ``E = 0`` for every γ (rows carry a ``note``); ``U[0.4,0.6]`` is added as
-    the non-degenerate stand-in the spec suggests.
-    """
-    return ensemble_errors(shapes, "F9", actual_priors, n_draws, n_repeats, seed, zero_below)
 
 
 # --------------------------------------------------------------------------- LP bookkeeping
@@ -296,6 +222,3 @@ def lp_diagnostics_table(*, cases, solver: str) -> pd.DataFrame:
     them before writing a table that is compared between runs.
     """
     return pd.concat([lp_diagnostics(solver=solver, **case) for case in cases], ignore_index=True)
-
-
-# --------------------------------------------------------------------------- verified numbers

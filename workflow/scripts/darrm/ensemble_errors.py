@@ -6,5 +6,5 @@ from dpreplication.workflow import publish, start
 
 start(snakemake)
 shapes = pd.read_csv(snakemake.input.shapes)
-data = darrm.figure6_errors(shapes=shapes, seed=snakemake.params.seed, **snakemake.params.settings)
+data = darrm.ensemble_errors(shapes, seed=snakemake.params.seed, **snakemake.params.figure, **snakemake.params.settings)
 publish(snakemake, data, noise_functions.ensemble_errors(data))

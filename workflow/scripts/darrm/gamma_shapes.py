@@ -3,5 +3,5 @@ from dpreplication.replications import darrm
 from dpreplication.workflow import publish, start
 
 start(snakemake)
-data = darrm.figure2_gamma_shapes(**snakemake.params.settings)
+data = darrm.gamma_shapes(**snakemake.params.figure, **snakemake.params.settings)
 publish(snakemake, data, noise_functions.gamma_shapes(data))

@@ -1,7 +1,0 @@
-from dpreplication.plotting import noise_functions
-from dpreplication.replications import darrm
-from dpreplication.workflow import publish, start
-
-start(snakemake)
-data = darrm.figure7_gamma_shapes(**snakemake.params.settings)
-publish(snakemake, data, noise_functions.gamma_shapes(data))
