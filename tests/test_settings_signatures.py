@@ -118,3 +118,16 @@ def test_a_default_in_a_signature_is_caught(tmp_path):
 
     parameters = inspect.signature(with_a_default).parameters
     assert [k for k in ("epsilon", "delta") if parameters[k].default is not inspect.Parameter.empty] == ["delta"]
+    with pytest.raises(TypeError, match="stray"):
+        inspect.signature(with_a_default).bind_partial(epsilon=1.0, stray=2)
+
+
+@pytest.mark.parametrize("rule, function, settings", CHECKED, ids=lambda v: v if isinstance(v, str) else "")
+def test_every_setting_is_a_parameter_of_its_function(rule, function, settings):
+    """Config fit, for every paper: each key of the rule's settings names a parameter of the function
+    its script unpacks them into (a stray or misspelt key fails here, not at run time)."""
+    signature = inspect.signature(resolve(function))
+    try:
+        signature.bind_partial(**settings)
+    except TypeError as error:
+        pytest.fail(f"rule {rule}: settings {sorted(settings)} do not fit {function}{signature}: {error}")
