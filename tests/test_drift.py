@@ -131,3 +131,6 @@ def test_quick_profile_writes_provenance_sidecars(quick_run):
         sidecar = json.loads(csv.with_suffix(".json").read_text())
         assert sidecar["profile"] == "quick" and len(sidecar["config_hash"]) == 64 and "numpy" in sidecar["packages"]
         assert sidecar["job_environment"] == JOB_ENVIRONMENT, f"{csv.name} ran without the pinned job environment"
+        script = REPO / sidecar["script"]
+        assert sidecar["rule"] and script.is_file() and script.parent.parent == REPO / "workflow" / "scripts", csv.name
+        assert sidecar["calls"] and all(call.startswith("dpreplication.") for call in sidecar["calls"]), csv.name

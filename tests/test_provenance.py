@@ -3,7 +3,7 @@
 import json
 import subprocess
 
-from dpreplication.provenance import git_state, source_tree_hash, write_sidecar
+from dpreplication.provenance import git_state, package_calls, source_tree_hash, write_sidecar
 
 
 def make_checkout(root):
@@ -45,3 +45,28 @@ def test_sidecar_records_commit_dirty_flag_and_hashes(tmp_path, monkeypatch):
     assert record["dirty"] is False and len(record["commit"]) == 40
     assert record["source_tree_hash"] == source_tree_hash(tmp_path)
     assert len(record["config_hash"]) == 64 and record["seed"] == 3 and record["outputs"] == ["out.csv"]
+
+
+def test_sidecar_names_the_rule_script_and_package_functions(tmp_path):
+    """A reader goes from an output to the code: the rule, its script and what the script calls."""
+    script = tmp_path / "figure.py"
+    script.write_text(
+        "import pandas as pd\n"
+        "from dpreplication.replications import darrm\n"
+        "from dpreplication.workflow import publish, start\n"
+        "start(snakemake)\n"
+        "data = darrm.gamma_shapes(**snakemake.params.settings)\n"
+        "pd.concat([data])\n"
+        "publish(snakemake, data, darrm.gamma_shapes)\n"
+    )
+    assert package_calls(script) == [
+        "dpreplication.workflow.start",
+        "dpreplication.replications.darrm.gamma_shapes",
+        "dpreplication.workflow.publish",
+    ]
+    sidecar = write_sidecar(
+        tmp_path / "out.json", settings={}, seed=None, profile="quick", outputs=[], rule="darrm_f2", script=script
+    )
+    record = json.loads(sidecar.read_text())
+    assert record["rule"] == "darrm_f2" and record["script"] == script.as_posix()
+    assert record["calls"] == package_calls(script)

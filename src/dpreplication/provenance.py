@@ -6,6 +6,7 @@ output, never inside image bytes, so PNGs and CSVs stay byte-stable.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -74,12 +75,48 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def write_sidecar(path: str | Path, *, settings, seed: int | None, profile: str, outputs, variant: str = "") -> Path:
-    """Write ``<output>.json``: commit and dirty flag, source-tree hash, profile and variant (the
-    output tree of a run with changed parameters, ``""`` for a profile's own), config hash, seed,
-    settings, versions, the machine and the job environment (threads, instruction set) it ran with."""
+def package_calls(script: str | Path) -> list[str]:
+    """The ``dpreplication`` functions a script calls, as dotted names in source order:
+    ``module.function`` through an imported module or a directly imported function."""
+    tree = ast.parse(Path(script).read_text())
+    imported = {
+        alias.asname or alias.name: f"{node.module}.{alias.name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dpreplication")
+        for alias in node.names
+    }
+    calls = []
+    for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset)):
+        function = node.func
+        if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name):
+            name = imported.get(function.value.id) and f"{imported[function.value.id]}.{function.attr}"
+        else:
+            name = imported.get(function.id) if isinstance(function, ast.Name) else None
+        if name and name not in calls:
+            calls.append(name)
+    return calls
+
+
+def write_sidecar(
+    path: str | Path,
+    *,
+    settings,
+    seed: int | None,
+    profile: str,
+    outputs,
+    variant: str = "",
+    rule: str | None = None,
+    script: str | Path | None = None,
+) -> Path:
+    """Write ``<output>.json``: the rule and script that wrote it and the package functions the script
+    calls, commit and dirty flag, source-tree hash, profile and variant (the output tree of a run
+    with changed parameters, ``""`` for a profile's own), config hash, seed, settings, versions, the
+    machine and the job environment (threads, instruction set) it ran with."""
     path = Path(path)
     record = {
+        "rule": rule,
+        "script": None if script is None else Path(script).as_posix(),
+        "calls": [] if script is None else package_calls(script),
         **git_state(),
         "source_tree_hash": source_tree_hash(),
         "profile": profile,

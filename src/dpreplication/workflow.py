@@ -9,6 +9,7 @@ each still seeded by its own repetition index, so the batch size changes no numb
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -63,9 +64,23 @@ def publish(snakemake, data: pd.DataFrame, figure=None, *, prefix: str = "") -> 
         written.append(save_png(figure, output[f"{prefix}png"]))
     written += [output[f"{prefix}{kind}"] for kind in ("md", "tex") if f"{prefix}{kind}" in output.keys()]
     write_sidecar(
-        output[f"{prefix}json"], settings=settings, seed=seed, profile=profile, variant=variant, outputs=written
+        output[f"{prefix}json"],
+        settings=settings,
+        seed=seed,
+        profile=profile,
+        variant=variant,
+        outputs=written,
+        rule=snakemake.rule,
+        script=running_script(),
     )
     logging.getLogger(snakemake.rule).info("wrote %s", ", ".join(str(Path(w)) for w in written))
+
+
+def running_script() -> str | None:
+    """The rule script being run, relative to the working directory: Snakemake's preamble points
+    ``__main__.__file__`` at the script it copied (None outside a ``script:`` job)."""
+    path = getattr(sys.modules["__main__"], "__file__", None)
+    return None if path is None else os.path.relpath(path)
 
 
 def batch_labels(count: int, size: int) -> list[str]:
