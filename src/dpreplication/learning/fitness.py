@@ -243,17 +243,21 @@ class KMeansFitness:
         return _score_unique(np.asarray(candidates, dtype=float), self._scores)
 
     def _scores(self, candidates: np.ndarray) -> np.ndarray:
-        stacked = candidates.reshape(-1, self.block)
-        centre_norms = np.einsum("ij,ij->i", stacked, stacked)
-        transposed = np.ascontiguousarray(stacked.T)
-        total = np.zeros(len(candidates))
-        step = max(1, self.max_cells // len(stacked))
+        """``min_i ‖t - c_i‖² = ‖t‖² + min_i (‖c_i‖² - 2 t·c_i)``: the centres are laid out centre
+        index first, so the minimum runs over contiguous slabs, and ``‖t‖²`` is added after it
+        (rounding is monotone, so the result is the same to the last bit)."""
+        m = len(candidates)
+        by_centre = candidates.reshape(m, self.k, self.block).transpose(1, 0, 2).reshape(-1, self.block)
+        centre_norms = np.einsum("ij,ij->i", by_centre, by_centre)
+        transposed = np.ascontiguousarray(by_centre.T)
+        total = np.zeros(m)
+        step = max(1, self.max_cells // len(by_centre))
         for start in range(0, self.points.shape[0], step):
             cross = self.points[start : start + step] @ transposed
             cross *= -2.0
             cross += centre_norms
-            cross += self.squared_norms[start : start + step, None]
-            nearest = cross.reshape(len(cross), len(candidates), self.k).min(axis=2)
+            nearest = cross.reshape(len(cross), self.k, m).min(axis=1)
+            nearest += self.squared_norms[start : start + step, None]
             total -= np.maximum(nearest, 0.0).sum(axis=0)
         return total
 
