@@ -140,24 +140,6 @@ def test_gnmax_is_private_on_neighbouring_vote_vectors(epsilon, delta):
             assert np.max(x - np.exp(epsilon) * y) <= delta
 
 
-def test_gnmax_sampler_matches_its_exact_probabilities():
-    rng = np.random.default_rng(5)
-    counts = np.array([[6, 5], [3, 8], [11, 0]])
-    sigma, n = 8.815, 200_000
-    exact = gnmax.gnmax_probability_first(counts, sigma)
-    for row, p in zip(counts, exact):
-        observed = np.mean(gnmax.gnmax_aggregate(np.repeat(row[None], n, axis=0), sigma, rng) == 0)
-        assert abs(observed - p) <= 4.5 * np.sqrt(p * (1 - p) / n)
-
-
-def test_subsample_majority_matches_lemma_3_1():
-    rng = np.random.default_rng(6)
-    votes = np.repeat(np.array([[1] * 7 + [0] * 4]), 200_000, axis=0)
-    for m in (1, 3, 4, 7):
-        p = mj.subsample_majority_probability(11, m)[7]
-        assert abs(mj.subsample_majority(votes, m, rng).mean() - p) <= 4.5 * np.sqrt(p * (1 - p) / len(votes))
-
-
 # --------------------------------------------------------------------------- accuracy pipeline (spec §6.14)
 
 

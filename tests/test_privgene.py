@@ -2,7 +2,8 @@
 
 Spec shared/specs/privgene.md §8, checks 1–7, 13 and 14, plus the issue's tests: exact ε-DP of
 EEM in both the Δ1 and the Δ2 regime, a wrong dampening factor failing that check, and the
-budget summing to ε.
+budget summing to ε. The mechanism's own checks (Example 1's dampening factors, the
+selection sampler) are in ``tests/mechanisms/test_enhanced_exponential.py``.
 """
 
 import itertools
@@ -25,7 +26,6 @@ from dpreplication.learning.protocol import cross_validate, fold_indices, mean_c
 from dpreplication.mechanisms import enhanced_exponential as eem
 from dpreplication.replications import privgene as pg
 from dpreplication.replications import privgene_verified
-from dpreplication.statistics import counts, goodness_of_fit
 
 
 def rng(*keys):
@@ -55,12 +55,6 @@ def test_mutation_schedule_is_multiplicative():
     assert scales[0] == 0.5 and scales[47] == pytest.approx(0.04487, abs=1e-5)
     additive = mutation_scales(0.5, 30, schedule="additive")
     assert additive[20] == 0.0 and np.all(additive >= 0)
-
-
-def test_example_1_dampening_factors():
-    q = -((np.arange(11.0)[:, None] - np.array([6.0, 7.0, 8.0])) ** 2)
-    assert eem.exact_dampening(q) == (128.0, 56.0)
-    assert eem.tight_dampening(q) <= 56.0
 
 
 # ------------------------------------------------------------------ check 4: Δ bounds
@@ -165,50 +159,6 @@ def test_kmeans_literal_equation_18_is_not_private():
         )
         losses[factor] = eem.privacy_loss(scores, neighbours, 1.0, fitness.delta1(candidates))
     assert losses[2.0] <= 1.0 + 1e-9 < losses[1.0]
-
-
-def test_dampening_rule_and_validation():
-    assert eem.dampening_factor(10.0, 3.0, "eem") == 3.0
-    assert eem.dampening_factor(10.0, 3.0, "em") == 10.0
-    with pytest.raises(ValueError):
-        eem.dampening_factor(1.0, 1.0, "other")
-    with pytest.raises(ValueError):
-        eem.select([1.0, 2.0], 1.0, 1.0, 3, rng("k"))
-
-
-# ------------------------------------------------------------------ check 6: sampler
-
-
-@pytest.mark.parametrize("selector", ["exponential_mechanism", "rnm_exp"])
-def test_single_selection_matches_its_exact_pmf(selector):
-    scores, epsilon, dampening = np.array([0.0, 1.0, 2.0, 2.5, 4.0]), 1.0, 2.0
-    generator = rng("sampler", selector)
-    draws = np.array([eem.select(scores, epsilon, dampening, 1, generator, selector)[0] for _ in range(20_000)])
-    pmf = eem.selection_pmf(scores, epsilon, dampening, selector)
-    assert goodness_of_fit(counts(draws, 5), pmf).chi2_pvalue > 1e-3
-    if selector == "exponential_mechanism":
-        assert np.allclose(pmf, np.exp(epsilon * scores / dampening) / np.exp(epsilon * scores / dampening).sum())
-
-
-def test_top_k_selection_is_sequential_without_replacement():
-    """k = 2 draws with ε/2 each: P(i, j) = P(i)·P(j | i removed), each a softmax with exponent (ε/2)f/Δ."""
-    scores, epsilon, dampening = np.array([0.0, 1.0, 2.0, 3.0]), 2.0, 1.0
-    generator = rng("top-k")
-    pairs = np.array([eem.select(scores, epsilon, dampening, 2, generator) for _ in range(20_000)])
-    assert np.all(pairs[:, 0] != pairs[:, 1])
-    weights = np.exp(epsilon / 2 * scores / dampening)
-    expected = np.array(
-        [
-            weights[i] / weights.sum() * weights[j] / (weights.sum() - weights[i])
-            for i in range(4)
-            for j in range(4)
-            if i != j
-        ]
-    )
-    observed = counts(np.array([4 * i + j for i, j in pairs]), 16)[
-        [4 * i + j for i in range(4) for j in range(4) if i != j]
-    ]
-    assert goodness_of_fit(observed, expected).chi2_pvalue > 1e-3
 
 
 # ------------------------------------------------------------------ checks 7, 13, 14: end to end

@@ -15,7 +15,6 @@ from dpreplication.learning import models
 from dpreplication.learning import objective_perturbation as erm
 from dpreplication.learning import output_perturbation as psvm
 from dpreplication.learning import sample_and_aggregate as gupt
-from dpreplication.mechanisms.additive import laplace_mechanism
 
 
 def synthetic(n, d, seed, signal=1.0, noise=0.5):
@@ -408,9 +407,3 @@ def test_11_block_fits_linear_and_kmeans():
     np.testing.assert_array_equal(
         gupt.sort_centres(np.array([[1.0, 0.0], [0.0, 2.0], [0.0, 1.0]])), [[0.0, 1.0], [0.0, 2.0], [1.0, 0.0]]
     )
-
-
-def test_laplace_mechanism_is_reused_with_the_l1_sensitivity_scale():
-    rng = np.random.default_rng(71)
-    noise = laplace_mechanism(np.zeros(50_000), 0.5, rng, sensitivity=3.0)
-    assert ks_laplace(noise, 6.0) > 1e-3 and ks_laplace(noise, 6.6) < 1e-6
