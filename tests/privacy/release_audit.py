@@ -141,9 +141,9 @@ class PrivGeneAudit:
             self.runs.append(record)
             scores = fitness.scores
 
-            def recorded_scores(candidates):
+            def recorded_scores(candidates, parent=None):
                 record["rounds"].append({"candidates": np.array(candidates), "draws": []})
-                return scores(candidates)
+                return scores(candidates, parent=parent)
 
             fitness.scores = recorded_scores
             try:

@@ -295,7 +295,11 @@ def test_privgene_scores_negative_control(monkeypatch):
     from dpreplication.learning import fitness as fitness_module
 
     original = fitness_module.LinearFitness.scores
-    monkeypatch.setattr(fitness_module.LinearFitness, "scores", lambda self, candidates: 2 * original(self, candidates))
+    monkeypatch.setattr(
+        fitness_module.LinearFitness,
+        "scores",
+        lambda self, candidates, parent=None: 2 * original(self, candidates, parent=parent),
+    )
     assert fails(check_privgene_run, "lr EEM", 0.5, monkeypatch)
 
 
