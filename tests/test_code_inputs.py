@@ -99,7 +99,10 @@ def test_every_scripted_rule_declares_code_inputs():
     assert [name for name, _, code in RULE_TABLE if not code] == ["fetch_data_file"]
 
 
-@pytest.mark.parametrize("name, script, code", [row for row in RULE_TABLE if row[2]], ids=lambda v: str(v))
+SCRIPTED_RULES = [row for row in RULE_TABLE if row[2]]
+
+
+@pytest.mark.parametrize("name, script, code", SCRIPTED_RULES, ids=[row[0] for row in SCRIPTED_RULES])
 def test_code_inputs_cover_the_scripts_imports(name, script, code):
     plotting = PACKAGE / "plotting"
     needed = {path for path in closure(script) if path.name != "__init__.py"}

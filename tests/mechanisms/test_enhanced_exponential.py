@@ -2,7 +2,7 @@
 mechanism (spec §8). Its docstrings state that selecting with probability ``∝ exp(ε f/Δ)`` under the
 dampening factor ``Δ = min(Δ1, Δ2)`` (Eqs. 6–8) is ε-DP (Theorem 1), and that ``k`` candidates drawn
 without replacement spend ``ε/k`` each (Algorithm 2), ε in total. The exact privacy audits of EEM
-on PrivGene's fitness functions are in ``tests/test_privgene.py``."""
+on PrivGene's fitness functions are in ``tests/papers/test_privgene.py``."""
 
 import numpy as np
 import pytest

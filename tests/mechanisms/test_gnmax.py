@@ -1,7 +1,7 @@
 """Tests of :mod:`dpreplication.mechanisms.gnmax`. Its docstrings state that GNMax (Papernot et al.
 2018) releases ``argmax_c (n_c + N(0, σ²))`` — ``(λ, λ/σ²)``-RDP, one teacher moving the counts by
 √2 in L2 — and that on two classes it releases class 0 with probability ``Φ((n_0 − n_1)/(√2 σ))``
-exactly. The (ε, δ) audit of GNMax at its RDP-calibrated σ is in ``tests/test_darrm_prediction.py``."""
+exactly. The (ε, δ) audit of GNMax at its RDP-calibrated σ is in ``tests/papers/test_darrm_prediction.py``."""
 
 import numpy as np
 

@@ -17,7 +17,7 @@ from dpreplication.replications import privgene_comparison_figures as pcf
 from dpreplication.replications import privgene_datasets
 from dpreplication.workflow_config import profile_config
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SEED = 7
 EPSILONS = [0.5, 4.0]
 JOB_COLUMNS = [

@@ -12,7 +12,7 @@ from dpreplication.cluster_resources import load_workflow
 from dpreplication.replications import darrm, darrm_verified
 from dpreplication.workflow_config import profile_config
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 REFERENCES = REPO / "tests" / "references" / "quick" / "darrm"
 SHAPE_TABLES = ("f2_gamma_shapes", "f5_gamma_shapes", "f7_gamma_shapes", "f9_prior_shapes")
 

@@ -18,7 +18,7 @@ from dpreplication.replications import darrm_teacher_ablation as ablation
 from dpreplication.replications import darrm_teachers
 from dpreplication.workflow_config import profile_config
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CONFIG = profile_config("default", REPO)["darrm"]
 SETTINGS = ablation.ablation_settings(CONFIG["private_prediction"], CONFIG["teacher_ablation"], "highs")
 MNIST_RATE = 1 / 32  # Opacus' rate for the 1,024-image MNIST shards at batch 32

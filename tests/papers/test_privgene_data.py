@@ -20,7 +20,7 @@ from dpreplication.workflow_config import profile_config
 
 MIRROR = Path(os.environ.get(MIRROR_ENV, "")) if os.environ.get(MIRROR_ENV) else None
 
-DATA_SETTINGS = profile_config("default", Path(__file__).resolve().parents[1])["privgene"]["data"]
+DATA_SETTINGS = profile_config("default", Path(__file__).resolve().parents[2])["privgene"]["data"]
 """The default profile's PrivGene data settings (scaling, thresholds, the Image size)."""
 
 

@@ -13,7 +13,7 @@ from dpreplication.replications import privgene as pg
 from dpreplication.replications import privgene_figures as pgf
 from dpreplication.workflow_config import profile_config
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("profile", ["quick", "default", "paper"])

@@ -31,7 +31,7 @@ from dpreplication.scorecard import Claim, evaluate_claims
 from dpreplication.workflow_config import profile_config
 
 fetch_module = importlib.import_module("dpreplication.data.fetch")  # the package re-exports a function `fetch`
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 LABELS = "train-labels-idx1-ubyte"
 SOLVER = profile_config("default", REPO)["darrm"]["solver"]
 SETTINGS = profile_config("default", REPO)["darrm"]["private_prediction"]

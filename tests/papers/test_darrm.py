@@ -20,7 +20,7 @@ from dpreplication.replications import darrm as R
 from dpreplication.replications import darrm_verified
 from dpreplication.workflow_config import profile_config
 
-CONFIG = profile_config("default", Path(__file__).resolve().parents[1])["darrm"]
+CONFIG = profile_config("default", Path(__file__).resolve().parents[2])["darrm"]
 
 
 def settings(section: str, **changes) -> dict:

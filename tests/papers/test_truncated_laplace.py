@@ -25,7 +25,7 @@ from dpreplication.replications import truncated_laplace_audits as tla
 from dpreplication.replications import truncated_laplace_bounds as tlb
 from dpreplication.workflow_config import profile_config
 
-CONFIG = profile_config("default", Path(__file__).resolve().parents[1])["truncated_laplace"]
+CONFIG = profile_config("default", Path(__file__).resolve().parents[2])["truncated_laplace"]
 
 
 def settings(section: str, **changes) -> dict:
