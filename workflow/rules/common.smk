@@ -159,14 +159,17 @@ def darrm_settings(figure, lp=False):
     return {**section, "solver": settings("darrm/solver")} if lp else section
 
 
+PURE_DP = {"Delta": 0.0, "composition": "general"}
+"""The DaRRM figures whose config has no Δ: each mechanism pure ε-DP (Δ = δ = 0, composition moot)."""
+
+
 def darrm_lp_cases():
     """The LPs behind the γ-shape figures listed in darrm.lp_diagnostics.figures."""
+    fields = ("K", "ms", "epsilon", "Delta", "composition", "mean_probability")
     cases = []
-    for figure in settings(f"darrm/lp_diagnostics")["figures"]:
-        section = settings(f"darrm/{figure}")
-        cases.append({"setting": figure, "K": section["K"], "ms": section["ms"], "epsilon": section["epsilon"],
-                      "Delta": section.get("Delta", 0.0), "composition": section.get("composition", "general"),
-                      "mean_probability": section["mean_probability"]})
+    for figure in settings("darrm/lp_diagnostics")["figures"]:
+        section = {**PURE_DP, **settings(f"darrm/{figure}")}
+        cases.append({"setting": figure, **{field: section[field] for field in fields}})
     return {"cases": cases, "solver": settings("darrm/solver")}
 
 

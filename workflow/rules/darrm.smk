@@ -3,7 +3,6 @@ every analytic figure (F2–F9), the LP diagnostics and the spec's verified numb
 Spec: shared/specs/darrm.md."""
 
 DR = "darrm"
-PURE_DP = {"Delta": 0.0, "composition": "general"}  # Δ = δ = 0 (the composition is then moot)
 DR_CODE = code_inputs("mechanisms/majority.py", "mechanisms/feasible_region.py", "optimisation/gamma_lp.py", "accounting",
                       "replications/darrm.py", "replications/darrm_lemmas.py", "replications/darrm_verified.py")
 
