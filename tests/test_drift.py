@@ -51,6 +51,13 @@ def test_per_table_tolerance_is_honoured(tmp_path):
     assert drift.check(produced, reference) == []
 
 
+def test_a_partial_tolerance_file_keeps_the_other_defaults(tmp_path):
+    (tmp_path / "tolerances.yaml").write_text("default: {rtol: 1.0e-6}\ntables:\n")
+    tolerances = drift.load_tolerances(tmp_path)
+    assert tolerances["default"] == {"rtol": 1e-6, "atol": drift.DEFAULT_TOLERANCES["default"]["atol"]}
+    assert tolerances["tables"] == {} and tolerances["png_rms"] == drift.DEFAULT_TOLERANCES["png_rms"]
+
+
 def test_changed_labels_missing_outputs_and_images_fail(tmp_path):
     produced, reference = write_pair(tmp_path, pd.DataFrame({"label": ["a"]}))
     pd.DataFrame({"label": ["b"]}).to_csv(reference / "paper" / "fig.csv", index=False)

@@ -26,10 +26,17 @@ DEFAULT_TOLERANCES = {"default": {"rtol": 1e-9, "atol": 1e-12}, "png_rms": 2.0, 
 
 
 def load_tolerances(reference_dir: Path) -> dict:
+    """Return the :data:`TOLERANCES` file of ``reference_dir`` laid over :data:`DEFAULT_TOLERANCES`.
+
+    Keys absent from the file keep their defaults, also inside ``default`` (a file that sets only
+    ``rtol`` keeps the default ``atol``); an empty ``tables:`` means no per-table override.
+    """
     path = Path(reference_dir) / TOLERANCES
-    loaded = yaml.safe_load(path.read_text()) if path.is_file() else {}
-    merged = {**DEFAULT_TOLERANCES, **(loaded or {})}
-    merged["default"] = {k: float(v) for k, v in merged["default"].items()}
+    loaded = (yaml.safe_load(path.read_text()) if path.is_file() else None) or {}
+    merged = {**DEFAULT_TOLERANCES, **loaded}
+    default = {**DEFAULT_TOLERANCES["default"], **(loaded.get("default") or {})}
+    merged["default"] = {key: float(value) for key, value in default.items()}
+    merged["tables"] = loaded.get("tables") or {}
     return merged
 
 
@@ -61,7 +68,7 @@ def compare_tables(name: str, reference: pd.DataFrame, produced: pd.DataFrame, r
 
 
 def compare_images(name: str, reference: Path, produced: Path, rms_tolerance: float) -> list[str]:
-    """A problem if the RMS pixel difference (0–255 scale) exceeds ``rms_tolerance``."""
+    """Return a problem if the RMS pixel difference (0–255 scale) exceeds ``rms_tolerance`` or the size changed."""
     from matplotlib.image import imread
 
     a, b = imread(reference), imread(produced)
@@ -116,6 +123,7 @@ def update(produced_dir: Path, reference_dir: Path) -> int:
 
 
 def main(argv=None) -> int:
+    """Run the command line (``check`` or ``update``, see the module docstring); return the exit status."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("action", choices=["check", "update"])
     parser.add_argument("produced", type=Path, help="regenerated figures, e.g. results/quick/figures")
