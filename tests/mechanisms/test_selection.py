@@ -156,6 +156,7 @@ def test_wrong_noise_scale_breaks_the_privacy_check():
 
 def test_privacy_loss_is_infinite_where_the_supports_differ():
     assert max_privacy_loss([0.5, 0.5], [1.0, 0.0]) == np.inf
+    assert max_privacy_loss([0.5, 0.5, 0.0], [0.25, 0.75, 0.0]) == np.log(2)  # a common zero adds no loss
     assert max_privacy_loss([0.25, 0.75], [0.25, 0.75]) == 0.0
 
 

@@ -11,5 +11,24 @@ import numpy as np
 
 
 def max_privacy_loss(pmf, neighbour_pmf) -> float:
-    """``max_r |ln P(r) − ln P'(r)|`` of two output pmfs on neighbouring inputs (∞ where the supports differ)."""
-    return float(np.max(np.abs(np.log(pmf) - np.log(neighbour_pmf))))
+    """``max_r |ln P(r) − ln P'(r)|`` of two output pmfs on neighbouring inputs.
+
+    The mechanism is ε-DP on this pair iff the result is ``≤ ε`` (module docstring).
+
+    Parameters
+    ----------
+    pmf : array_like of float, entries in [0, 1]
+        ``P(M(D) = r)`` for every output ``r``.
+    neighbour_pmf : array_like of float, entries in [0, 1]
+        ``P(M(D') = r)`` on the same outputs, for a neighbour ``D'`` of ``D``.
+
+    Returns
+    -------
+    float
+        The largest absolute log-ratio: ``∞`` where exactly one pmf is 0; an output that neither
+        input can produce (both 0) carries no privacy loss.
+    """
+    p, q = np.asarray(pmf, dtype=float), np.asarray(neighbour_pmf, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        loss = np.abs(np.log(p) - np.log(q))
+    return float(np.max(np.where((p == 0) & (q == 0), 0.0, loss)))
