@@ -48,6 +48,13 @@ def test_noise_calibration_inverts_the_accountant():
     assert sigmas == sorted(sigmas)
 
 
+def test_noise_calibration_below_the_initial_bracket():
+    """A loose target met already at σ = 0.25 is still inverted (the bracket widens downwards)."""
+    sigma = rdp.calibrate_noise_multiplier(100.0, 1e-5, 0.01, 10)
+    assert sigma < 0.25
+    assert rdp.dp_sgd_epsilon(sigma, 0.01, 10, 1e-5) <= 100.0 < rdp.dp_sgd_epsilon(sigma * (1 - 1e-6), 0.01, 10, 1e-5)
+
+
 def test_the_budget_check_catches_an_optimistic_accountant(monkeypatch):
     """Negative control: calibrated against an accountant that reports half the true ε, the σ is
     too small and the check above rejects it."""

@@ -30,7 +30,32 @@ DEFAULT_ORDERS = np.arange(2, 1001)
 
 
 def sampled_gaussian_rdp(sample_rate: float, noise_multiplier: float, steps: int, orders=DEFAULT_ORDERS) -> np.ndarray:
-    """``T ε_α`` of ``steps`` sampled-Gaussian steps at integer ``orders`` (module docstring)."""
+    """``T ε_α`` of ``steps`` sampled-Gaussian steps at integer ``orders`` (module docstring).
+
+    Mironov, Talwar & Zhang (2019), §3.3: the closed form for integer orders, under add/remove-one
+    neighbours.
+
+    Parameters
+    ----------
+    sample_rate : float, 0 < q ≤ 1
+        Poisson sampling rate ``q``.
+    noise_multiplier : float, σ > 0
+        Noise standard deviation over the clipping norm.
+    steps : int, T ≥ 0
+        Number of steps ``T``.
+    orders : array_like of int, each ≥ 2
+        Integer RDP orders ``α`` (default :data:`DEFAULT_ORDERS`).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``T ε_α`` at each order.
+
+    Raises
+    ------
+    ValueError
+        If an order is not an integer ≥ 2, or ``q`` or ``σ`` is out of range.
+    """
     orders = np.asarray(orders)
     if np.any(orders < 2) or np.any(orders != np.round(orders)):
         raise ValueError("the exact sampled-Gaussian RDP needs integer orders α ≥ 2")
@@ -57,7 +82,27 @@ def sampled_gaussian_rdp(sample_rate: float, noise_multiplier: float, steps: int
 def rdp_to_epsilon(rdp, orders, delta: float) -> tuple[float, float]:
     """``(ε, α*)``: the tightest ``(ε, δ)`` over ``orders`` by Balle et al. (2020), Thm. 21.
 
-    Raises if the optimum sits on the largest order (widen the grid)."""
+    ``ε = min_α rdp_α + log((α − 1)/α) − (log δ + log α)/(α − 1)`` (module docstring).
+
+    Parameters
+    ----------
+    rdp : array_like of float, ≥ 0
+        RDP ``ε_α`` (already composed) at each order.
+    orders : array_like of float, each > 1
+        The orders ``α`` of ``rdp``, increasing.
+    delta : float, 0 < δ < 1
+        Target δ.
+
+    Returns
+    -------
+    tuple of float
+        ``(ε, α*)``: the bound and the order that attains it.
+
+    Raises
+    ------
+    ValueError
+        If the optimum sits on the largest order (widen the grid).
+    """
     orders = np.asarray(orders, dtype=float)
     epsilon = np.asarray(rdp) + np.log1p(-1.0 / orders) - (np.log(delta) + np.log(orders)) / (orders - 1.0)
     best = int(np.argmin(epsilon))
@@ -70,6 +115,26 @@ def dp_sgd_epsilon(
     noise_multiplier: float, sample_rate: float, steps: int, delta: float, orders=DEFAULT_ORDERS
 ) -> float:
     """ε of ``steps`` DP-SGD steps (Poisson rate ``q``, noise multiplier ``σ``) at ``δ``.
+
+    :func:`sampled_gaussian_rdp` converted by :func:`rdp_to_epsilon`; 0 for no steps.
+
+    Parameters
+    ----------
+    noise_multiplier : float, σ > 0
+        Noise standard deviation over the clipping norm.
+    sample_rate : float, 0 < q ≤ 1
+        Poisson sampling rate ``q``.
+    steps : int, T ≥ 0
+        Number of steps.
+    delta : float, 0 < δ < 1
+        Target δ.
+    orders : array_like of int, each ≥ 2
+        Integer RDP orders ``α`` (default :data:`DEFAULT_ORDERS`).
+
+    Returns
+    -------
+    float
+        ε of the ``(ε, δ)``-DP guarantee (add/remove-one neighbours).
 
     Examples
     --------
@@ -90,9 +155,36 @@ def calibrate_steps(
     orders=DEFAULT_ORDERS,
     max_steps: int = 1_000_000,
 ) -> int:
-    """The largest number of DP-SGD steps whose ε at ``δ`` is at most ``target_epsilon``.
+    """Return the largest number of DP-SGD steps whose ε at ``δ`` is at most ``target_epsilon``.
 
-    ε grows with the number of steps, so a bisection on ``T`` finds it exactly."""
+    ε grows with the number of steps, so a bisection on ``T`` finds it exactly.
+
+    Parameters
+    ----------
+    target_epsilon : float, ε > 0
+        The ε not to exceed.
+    delta : float, 0 < δ < 1
+        Target δ.
+    noise_multiplier : float, σ > 0
+        Noise standard deviation over the clipping norm.
+    sample_rate : float, 0 < q ≤ 1
+        Poisson sampling rate ``q``.
+    orders : array_like of int, each ≥ 2
+        Integer RDP orders ``α`` (default :data:`DEFAULT_ORDERS`).
+    max_steps : int, ≥ 2
+        Limit of the doubling search on ``T``.
+
+    Returns
+    -------
+    int
+        The largest ``T ≥ 1`` with ``ε(T) ≤ target_epsilon``.
+
+    Raises
+    ------
+    ValueError
+        If one step already exceeds ``target_epsilon``, or the doubling search passes ``max_steps``
+        (raised as soon as some ``T > max_steps/2`` fits, even if ``max_steps`` steps would not).
+    """
     per_step = sampled_gaussian_rdp(sample_rate, noise_multiplier, 1, orders)
 
     def epsilon(steps):
@@ -119,11 +211,37 @@ def calibrate_noise_multiplier(
     orders=DEFAULT_ORDERS,
     relative_tolerance: float = 1e-10,
 ) -> float:
-    """The smallest noise multiplier σ whose ``steps`` DP-SGD steps have ε ≤ ``target_epsilon`` at ``δ``.
+    """Return the smallest noise multiplier σ whose ``steps`` DP-SGD steps have ε ≤ ``target_epsilon`` at ``δ``.
 
     ε decreases in σ, so a bracket found by doubling and Brent's method give the root of
     ``ε(σ) = target``; the returned σ is then nudged up (by ``relative_tolerance``) until its ε
-    is at most the target, so the guarantee never exceeds the stated one."""
+    is at most the target, so the guarantee never exceeds the stated one.
+
+    Parameters
+    ----------
+    target_epsilon : float, ε > 0
+        The ε to reach.
+    delta : float, 0 < δ < 1
+        Target δ.
+    sample_rate : float, 0 < q ≤ 1
+        Poisson sampling rate ``q``.
+    steps : int, T ≥ 1
+        Number of steps.
+    orders : array_like of int, each ≥ 2
+        Integer RDP orders ``α`` (default :data:`DEFAULT_ORDERS`).
+    relative_tolerance : float, > 0
+        Relative tolerance of Brent's method and of the upward nudges.
+
+    Returns
+    -------
+    float
+        σ with ``dp_sgd_epsilon(σ, …) ≤ target_epsilon``.
+
+    Raises
+    ------
+    ValueError
+        When even σ = 2⁻³⁰ meets the target (no bracket with ε above it).
+    """
     from scipy import optimize
 
     def excess(sigma):
@@ -132,6 +250,10 @@ def calibrate_noise_multiplier(
     low, high = 0.25, 0.5
     while excess(high) > 0:
         low, high = high, 2.0 * high
+    while excess(low) <= 0:
+        if low < 2.0**-30:
+            raise ValueError(f"ε ≤ {target_epsilon} already at σ = {low:.3g}: no noise multiplier to calibrate")
+        low, high = low / 2.0, low
     sigma = optimize.brentq(excess, low, high, rtol=relative_tolerance)
     while excess(sigma) > 0:
         sigma *= 1.0 + relative_tolerance
@@ -141,8 +263,28 @@ def calibrate_noise_multiplier(
 def opacus_noise_multiplier(
     target_epsilon: float, delta: float, sample_rate: float, steps: int, accountant: str = "prv"
 ) -> float:
-    """σ that Opacus' ``get_noise_multiplier`` (its default ε tolerance 0.01, as ``make_private_with_epsilon``
-    uses) picks for ``(target_epsilon, δ)`` after ``steps`` steps at rate ``q``: the authors' calibration [I]."""
+    """σ that Opacus' ``get_noise_multiplier`` picks for ``(target_epsilon, δ)``: the authors' calibration [I].
+
+    Opacus' default ε tolerance 0.01 (as ``make_private_with_epsilon`` uses), for ``steps`` steps at rate ``q``.
+
+    Parameters
+    ----------
+    target_epsilon : float, ε > 0
+        The ε to reach.
+    delta : float, 0 < δ < 1
+        Target δ.
+    sample_rate : float, 0 < q ≤ 1
+        Poisson sampling rate ``q``.
+    steps : int, ≥ 1
+        Number of steps.
+    accountant : str
+        Opacus accountant name: ``"prv"`` (Opacus' default) or ``"rdp"``.
+
+    Returns
+    -------
+    float
+        The noise multiplier σ.
+    """
     import warnings
 
     from opacus.accountants.utils import get_noise_multiplier
@@ -162,7 +304,21 @@ def opacus_noise_multiplier(
 
 @dataclass(frozen=True)
 class GNMaxCalibration:
-    """σ of GNMax for ``(ε, δ)`` by the data-independent RDP bound, and the order λ* it uses."""
+    """σ of GNMax for ``(ε, δ)`` by the data-independent RDP bound, and the order λ* it uses.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target ε.
+    delta : float
+        Target δ.
+    sigma : float
+        The smallest σ over the grid of orders.
+    order : float
+        The order λ* that attains it.
+    min_order : float
+        ``λ_min``, the first order of the grid.
+    """
 
     epsilon: float
     delta: float
@@ -178,6 +334,24 @@ def gnmax_noise_scale(
 
     ``λ_min = log(1/δ)/ε + order_offset`` (the authors use ``+ 1 + 3``; spec §3). Every λ of
     the grid has ``ε − log(1/δ)/(λ − 1) > 0``, so every candidate σ is finite.
+    Guarantee: GNMax with ``N(0, σ²)`` on every vote count is ``(ε, δ)``-DP (Papernot et al. 2018,
+    data-independent RDP bound; module docstring).
+
+    Parameters
+    ----------
+    epsilon : float, ε > 0
+        Target ε.
+    delta : float, 0 < δ < 1
+        Target δ.
+    max_order : float, > λ_min
+        The orders stop below it.
+    order_offset : float, > 1
+        ``λ_min − log(1/δ)/ε``.
+
+    Returns
+    -------
+    GNMaxCalibration
+        σ, λ* and ``λ_min``.
 
     Examples
     --------
@@ -196,9 +370,32 @@ def gnmax_noise_scale(
 def gnmax_variance_curve(
     epsilon: float, delta: float, max_order: float = 500.0, order_offset: float = 4.0
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(λ, σ²(λ))`` over ``λ = λ_min, λ_min + 1, … < max_order``: the variance for which GNMax at
-    order λ is ``(ε, δ)``-DP, ``σ²(λ) = λ / (ε − log(1/δ)/(λ − 1))`` (spec §3; DaRRM's F10).
-    :func:`gnmax_noise_scale` takes its minimum."""
+    """``(λ, σ²(λ))`` over ``λ = λ_min, λ_min + 1, … < max_order``.
+
+    ``σ²(λ) = λ / (ε − log(1/δ)/(λ − 1))`` is the variance for which GNMax at order λ is
+    ``(ε, δ)``-DP (spec §3; DaRRM's F10). :func:`gnmax_noise_scale` takes its minimum.
+
+    Parameters
+    ----------
+    epsilon : float, ε > 0
+        Target ε.
+    delta : float, 0 < δ < 1
+        Target δ.
+    max_order : float, > λ_min
+        The orders stop below it.
+    order_offset : float, > 1
+        ``λ_min − log(1/δ)/ε``.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The orders λ and the variances σ²(λ).
+
+    Raises
+    ------
+    ValueError
+        If ``λ_min ≥ max_order``.
+    """
     log_inverse_delta = np.log(1.0 / delta)
     min_order = log_inverse_delta / epsilon + order_offset
     orders = np.arange(min_order, max_order)
@@ -208,15 +405,48 @@ def gnmax_variance_curve(
 
 
 def gnmax_epsilon(sigma: float, delta: float, order: float) -> float:
-    """``ε = λ/σ² + log(1/δ)/(λ − 1)``: GNMax's data-independent guarantee at order λ."""
+    """``ε = λ/σ² + log(1/δ)/(λ − 1)``: GNMax's data-independent guarantee at order λ.
+
+    Parameters
+    ----------
+    sigma : float, σ > 0
+        Standard deviation of the Gaussian noise on every vote count.
+    delta : float, 0 < δ < 1
+        Target δ.
+    order : float, λ > 1
+        RDP order.
+
+    Returns
+    -------
+    float
+        ε of the ``(ε, δ)``-DP guarantee.
+    """
     return float(order / sigma**2 + np.log(1.0 / delta) / (order - 1.0))
 
 
 def opacus_epsilon(
     noise_multiplier: float, sample_rate: float, steps: int, delta: float, accountant: str = "prv"
 ) -> float:
-    """ε that an Opacus accountant (``"prv"``, Opacus' default and the authors' [I], or ``"rdp"``)
-    reports for ``steps`` DP-SGD steps; for comparison with :func:`dp_sgd_epsilon` only."""
+    """ε that an Opacus accountant reports for ``steps`` DP-SGD steps; for comparison with :func:`dp_sgd_epsilon` only.
+
+    Parameters
+    ----------
+    noise_multiplier : float, σ > 0
+        Noise standard deviation over the clipping norm.
+    sample_rate : float, 0 < q ≤ 1
+        Poisson sampling rate ``q``.
+    steps : int, ≥ 0
+        Number of steps.
+    delta : float, 0 < δ < 1
+        Target δ.
+    accountant : str
+        ``"prv"`` (Opacus' default and the authors' [I]) or ``"rdp"``.
+
+    Returns
+    -------
+    float
+        The accountant's ε.
+    """
     import warnings
 
     from opacus.accountants import create_accountant
