@@ -1,5 +1,6 @@
 """The package as a library: public API per concept, runnable examples, API docs, argument errors."""
 
+import ast
 import doctest
 import importlib
 import shutil
@@ -146,3 +147,33 @@ def test_environment_module_has_a_help():
         [sys.executable, "-m", "dpreplication.environment", "--help"], capture_output=True, text=True
     )
     assert result.returncode == 0 and "requirements.lock" in result.stdout
+
+
+def code_lines(path: Path) -> int:
+    """Lines of code of a module: not blank, not a comment, not inside a docstring."""
+    source = path.read_text()
+    docstring_lines = set()
+    for node in ast.walk(ast.parse(source)):
+        for statement in getattr(node, "body", None) if isinstance(getattr(node, "body", None), list) else []:
+            if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+                docstring_lines.update(range(statement.lineno, statement.end_lineno + 1))
+    return sum(
+        1
+        for number, line in enumerate(source.splitlines(), 1)
+        if number not in docstring_lines and line.strip() and not line.lstrip().startswith("#")
+    )
+
+
+def test_modules_stay_small():
+    """One concept per module (issue 14): at most 550 lines of code, 400 in replications/.
+
+    Docstrings do not count: the numpydoc sections that state each parameter's range are wanted.
+    """
+    package = REPO / "src" / "dpreplication"
+    too_long = {
+        str(path.relative_to(package)): lines
+        for path in package.rglob("*.py")
+        if (lines := code_lines(path)) > (400 if path.parent.name == "replications" else 550)
+    }
+    assert too_long == {}
+    assert code_lines(package / "mechanisms" / "additive.py") > 200, "the counter must count code"

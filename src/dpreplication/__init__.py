@@ -1,6 +1,7 @@
-"""dpreplication: the mechanisms, accounting, optimisation and learning code of a reference
-replication of four differential-privacy papers (permute-and-flip, the truncated Laplacian
-mechanism, DaRRM and PrivGene).
+"""dpreplication: a reference replication of four differential-privacy papers.
+
+The package holds the mechanisms, accounting, optimisation and learning code of the replication of
+permute-and-flip, the truncated Laplacian mechanism, DaRRM and PrivGene.
 
 The public API is exported per concept; each name is imported on first use, so importing a
 subpackage stays cheap:

@@ -37,7 +37,7 @@ def read_lock(path: str | Path = "requirements.lock") -> dict[str, str]:
 
 
 def read_environment_pins(path: str | Path = "environment.yml") -> dict[str, str]:
-    """The pip pins listed in the conda environment file."""
+    """Return the pip pins listed in the conda environment file."""
     document = yaml.safe_load(Path(path).read_text())
     pip_section = next(d["pip"] for d in document["dependencies"] if isinstance(d, dict) and "pip" in d)
     return {normalise(p.split("==")[0]): p.split("==")[1] for p in pip_section}
@@ -58,6 +58,7 @@ def installed_mismatches(pins: dict[str, str]) -> list[str]:
 
 
 def write_environment(lock: str | Path = "requirements.lock", target: str | Path = "environment.yml") -> None:
+    """Write ``target``, the conda mirror of the pip lock ``lock``: :data:`HEADER`, python 3.11, the exact pins."""
     lines = [line.strip() for line in Path(lock).read_text().splitlines() if line.strip() and not line.startswith("#")]
     body = [
         "name: dpreplication",
@@ -72,6 +73,7 @@ def write_environment(lock: str | Path = "requirements.lock", target: str | Path
 
 
 def main(argv=None) -> int:
+    """Run the command line: rewrite the conda environment file from the pip lock file."""
     parser = argparse.ArgumentParser(
         prog="python -m dpreplication.environment",
         description="Rewrite the conda environment file from the pip lock file (run by `make lock`).",

@@ -1,5 +1,8 @@
-"""Lazy public exports (PEP 562): a subpackage lists its public names and the module that
-defines each, and imports that module only when a name is first used."""
+"""Lazy public exports (PEP 562) for the subpackages.
+
+A subpackage lists its public names and the module that defines each, and imports that module only
+when a name is first used.
+"""
 
 from __future__ import annotations
 

@@ -39,11 +39,14 @@ def gauss_legendre_unit(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _legendre_newton(n: int, iterations: int = 20) -> tuple[np.ndarray, np.ndarray]:
-    """Gauss–Legendre rule on [−1, 1] by Newton's method from Tricomi's initial guesses
-    ``cos(π(i − ¼)/(n + ½))``, with ``P_n`` and ``P_n'`` from the three-term recurrence and
-    weights ``2 / ((1 − x²) P_n'(x)²)``. Only the positive half is computed (the rule is
-    symmetric). Against 40-digit arithmetic the extreme weights of a 1,000-node rule are off by
-    about 1e-11 relative (``leggauss``: 1e-8). Converges in a few steps; raises if it does not."""
+    """Gauss–Legendre rule on [−1, 1] by Newton's method.
+
+    Newton starts from Tricomi's initial guesses ``cos(π(i − ¼)/(n + ½))``, with ``P_n`` and ``P_n'``
+    from the three-term recurrence and weights ``2 / ((1 − x²) P_n'(x)²)``. Only the positive half is
+    computed (the rule is symmetric). Against 40-digit arithmetic the extreme weights of a 1,000-node
+    rule are off by about 1e-11 relative (``leggauss``: 1e-8). Converges in a few steps; raises if it
+    does not.
+    """
     half = (n + 1) // 2
     x = np.cos(np.pi * (np.arange(1, half + 1) - 0.25) / (n + 0.5))
     for _ in range(iterations):

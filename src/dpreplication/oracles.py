@@ -22,15 +22,23 @@ from dpreplication.mechanisms import additive
 
 
 def dp_accounting_gaussian_sigma(epsilon: float, delta: float) -> float:
-    """dp-accounting's analytic-Gaussian σ: ``gaussian_mechanism.get_sigma_gaussian`` (bisection, tol 1e-12)."""
+    """Return dp-accounting's analytic-Gaussian σ: ``gaussian_mechanism.get_sigma_gaussian``.
+
+    The exact δ(ε, σ) of Balle and Wang (2018) inverted by Brent's method (``scipy.optimize.brentq``,
+    ``xtol`` 1e-12) after bracketing σ by factors of 10.
+    """
     from dp_accounting import gaussian_mechanism
 
     return gaussian_mechanism.get_sigma_gaussian(epsilon, delta, tol=1e-12)
 
 
 def dp_accounting_pld_gaussian_sigma(epsilon: float, delta: float) -> float:
-    """dp-accounting's smallest Gaussian σ by its privacy-loss-distribution accountant (one query);
-    a search over a discretised PLD, so at least the exact σ."""
+    """dp-accounting's smallest Gaussian σ by its privacy-loss-distribution accountant (one query).
+
+    ``GaussianPrivacyLoss.from_privacy_guarantee``: a binary search on the closed-form Gaussian
+    δ(ε, σ) (no discretised PLD) that returns the upper end of its bracket (default tolerance 1e-7),
+    so at least the exact σ.
+    """
     from dp_accounting.pld import accountant, common
 
     return accountant.get_smallest_gaussian_noise(
@@ -39,7 +47,7 @@ def dp_accounting_pld_gaussian_sigma(epsilon: float, delta: float) -> float:
 
 
 def autodp_gaussian_sigma(epsilon: float, delta: float) -> float:
-    """autodp's analytic-Gaussian σ: ``privacy_calibrator.ana_gaussian_mech`` (tol 1e-12)."""
+    """Return autodp's analytic-Gaussian σ: ``privacy_calibrator.ana_gaussian_mech`` (tol 1e-12)."""
     import autodp.rdp_acct  # noqa: F401  (autodp 0.2.3.1 has a circular import; this order resolves it)
     from autodp import privacy_calibrator
 
@@ -47,18 +55,19 @@ def autodp_gaussian_sigma(epsilon: float, delta: float) -> float:
 
 
 def diffprivlib_gaussian_sigma(epsilon: float, delta: float) -> float:
-    """diffprivlib's analytic-Gaussian σ, read as ``√ GaussianAnalytic.variance(0)``."""
+    """Return diffprivlib's analytic-Gaussian σ, read as ``√ GaussianAnalytic.variance(0)``."""
     from diffprivlib.mechanisms import GaussianAnalytic
 
     return math.sqrt(GaussianAnalytic(epsilon=epsilon, delta=delta, sensitivity=1.0).variance(0.0))
 
 
 def diffprivlib_truncated_laplace_bound(epsilon: float, delta: float) -> float:
-    """The support half-width ``A`` of diffprivlib's ``LaplaceBoundedNoise`` (Geng et al.'s truncated
-    Laplacian). diffprivlib exposes no public accessor for it (``variance`` raises
-    NotImplementedError), so this one adapter reads the attribute ``_noise_bound`` that its first
-    ``randomise`` call sets; :func:`diffprivlib_truncated_laplace_samples` checks the same law
-    through the public API alone."""
+    """Return the support half-width ``A`` of diffprivlib's ``LaplaceBoundedNoise`` (Geng et al.'s truncated Laplacian).
+
+    diffprivlib exposes no public accessor for it (``variance`` raises NotImplementedError), so
+    this one adapter reads the attribute ``_noise_bound`` that its first ``randomise`` call sets;
+    :func:`diffprivlib_truncated_laplace_samples` checks the same law through the public API alone.
+    """
     from diffprivlib.mechanisms import LaplaceBoundedNoise
 
     mechanism = LaplaceBoundedNoise(
@@ -79,8 +88,11 @@ def diffprivlib_truncated_laplace_samples(epsilon: float, delta: float, size: in
 
 
 def opendp_gaussian_delta(sigma: float, epsilon: float) -> float:
-    """OpenDP's δ at ``epsilon`` for the Gaussian mechanism with scale ``sigma``, through its zCDP
-    map (``make_zCDP_to_approxDP``): a valid but conservative conversion, so at least the exact δ."""
+    """OpenDP's δ at ``epsilon`` for the Gaussian mechanism with scale ``sigma``.
+
+    Computed through its zCDP map (``make_zCDP_to_approxDP``): a valid but conservative
+    conversion, so at least the exact δ.
+    """
     import opendp.prelude as dp
 
     dp.enable_features("contrib")
@@ -89,9 +101,11 @@ def opendp_gaussian_delta(sigma: float, epsilon: float) -> float:
 
 
 def gaussian_delta_high_precision(sigma: float, epsilon: float, digits: int = 50) -> float:
-    """The exact δ(σ) of the Gaussian mechanism with sensitivity 1 at ``epsilon`` (Balle & Wang
-    2018, Thm 8): ``Φ(1/(2σ) − εσ) − e^ε Φ(−1/(2σ) − εσ)``, evaluated with ``digits`` decimal
-    digits (mpmath), so the cancellation at small δ and large ε cannot fake a verdict."""
+    """Return the exact δ(σ) of the Gaussian mechanism with sensitivity 1 at ``epsilon`` (Balle & Wang 2018, Thm 8).
+
+    δ(σ) = ``Φ(1/(2σ) − εσ) − e^ε Φ(−1/(2σ) − εσ)``, evaluated with ``digits`` decimal digits
+    (mpmath), so the cancellation at small δ and large ε cannot fake a verdict.
+    """
     import mpmath
 
     with mpmath.workdps(digits):
@@ -102,9 +116,11 @@ def gaussian_delta_high_precision(sigma: float, epsilon: float, digits: int = 50
 
 @dataclass(frozen=True)
 class Oracle:
-    """One library call compared with this package: ``call(ε, δ)`` returns ``quantity`` —
-    ``analytic_gaussian_sigma``, ``truncated_laplace_bound`` or ``delta_at_analytic_gaussian_sigma``
-    (the δ a library assigns to this package's σ_aG(ε, δ))."""
+    """One library call compared with this package: ``call(ε, δ)`` returns ``quantity``.
+
+    ``quantity`` is ``analytic_gaussian_sigma``, ``truncated_laplace_bound`` or
+    ``delta_at_analytic_gaussian_sigma`` (the δ a library assigns to this package's σ_aG(ε, δ)).
+    """
 
     library: str
     function: str

@@ -37,9 +37,12 @@ def _git(*arguments: str, cwd: str | Path = ".") -> str:
 
 
 def git_state(cwd: str | Path = ".") -> dict:
-    """``{"commit": HEAD's SHA, "dirty": whether the source tree differs from it}``; the commit is
-    ``unknown`` outside git. Only changes under :data:`SOURCE_TREE` count as dirty, so published
-    outputs written into a clean checkout are recorded as clean."""
+    """``{"commit": HEAD's SHA, "dirty": whether the source tree differs from it}``.
+
+    The commit is ``unknown`` outside git (``dirty`` is then None). Only changes under
+    :data:`SOURCE_TREE` count as dirty, so published outputs written into a clean checkout are
+    recorded as clean.
+    """
     try:
         commit = _git("rev-parse", "HEAD", cwd=cwd)
         dirty = bool(_git("status", "--porcelain", "--untracked-files=no", "--", *SOURCE_TREE, cwd=cwd))
@@ -49,8 +52,10 @@ def git_state(cwd: str | Path = ".") -> dict:
 
 
 def source_tree_hash(root: str | Path = ".") -> str:
-    """SHA256 over the sorted (path, SHA256 of content) of every file under :data:`SOURCE_TREE`
-    (caches excluded): equal hashes mean the outputs were computed by the same code and config."""
+    """SHA256 over the sorted (path, SHA256 of content) of every file under :data:`SOURCE_TREE` (caches excluded).
+
+    Equal hashes mean the outputs were computed by the same code and config.
+    """
     root = Path(root)
     digest = hashlib.sha256()
     for entry in SOURCE_TREE:
@@ -66,6 +71,7 @@ def source_tree_hash(root: str | Path = ".") -> str:
 
 
 def package_versions() -> dict[str, str]:
+    """Return ``{package: installed version}`` for the packages a sidecar records; absent ones are left out."""
     versions = {}
     for name in _PACKAGES:
         try:
@@ -76,8 +82,11 @@ def package_versions() -> dict[str, str]:
 
 
 def package_calls(script: str | Path) -> list[str]:
-    """The ``dpreplication`` functions a script calls, as dotted names in source order:
-    ``module.function`` through an imported module or a directly imported function."""
+    """Return the ``dpreplication`` functions a script calls, as dotted names in source order.
+
+    Each is ``module.function``, called through an imported module or as a directly imported
+    function, and listed once.
+    """
     tree = ast.parse(Path(script).read_text())
     imported = {
         alias.asname or alias.name: f"{node.module}.{alias.name}"
@@ -108,10 +117,14 @@ def write_sidecar(
     rule: str | None = None,
     script: str | Path | None = None,
 ) -> Path:
-    """Write ``<output>.json``: the rule and script that wrote it and the package functions the script
+    """Write ``<output>.json``, the provenance sidecar of an output, and return its path.
+
+    The record holds the rule and script that wrote the output and the package functions the script
     calls, commit and dirty flag, source-tree hash, profile and variant (the output tree of a run
-    with changed parameters, ``""`` for a profile's own), config hash, seed, settings, versions, the
-    machine and the job environment (threads, instruction set) it ran with."""
+    with changed parameters, ``""`` for a profile's own), config hash, seed, settings, the output
+    file names, versions, the machine and the job environment (threads, instruction set) it ran
+    with.
+    """
     path = Path(path)
     record = {
         "rule": rule,

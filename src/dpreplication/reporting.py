@@ -1,6 +1,8 @@
-"""A self-contained HTML report: a landing page (what this is, the papers, the scorecard), then
-every published figure and table with its caption and the parameters it was actually computed
-with (read from its provenance sidecar), and the full scorecard as tables.
+"""A self-contained HTML report of the published figures and tables and the scorecard.
+
+The report is a landing page (what this is, the papers, the scorecard), then every published
+figure and table with its caption and the parameters it was actually computed with (read from its
+provenance sidecar), and the full scorecard as tables.
 
 Built by the workflow's ``report_html`` rule (``make report``) from the published outputs only,
 so it needs no Snakemake job metadata and works in a fresh clone.
@@ -57,7 +59,7 @@ class ReportItem:
 
 
 def caption_html(text: str) -> str:
-    """A caption written for Snakemake's reStructuredText reports, as HTML: ``literal`` → code."""
+    """Render a caption written for Snakemake's reStructuredText reports as HTML: ``literal`` → code."""
     escaped = html.escape(text.strip())
     return re.sub(r"``(.+?)``", r"<code>\1</code>", escaped)
 
@@ -67,7 +69,10 @@ def _status(status: str) -> str:
 
 
 def frame_html(frame: pd.DataFrame, rows: int | None = None, status_column: str | None = None) -> str:
-    """An HTML table of ``frame`` (its first ``rows`` rows), numbers to 6 significant digits."""
+    """Render ``frame`` as an HTML table (its first ``rows`` rows), numbers to 6 significant digits.
+
+    The cells of ``status_column`` are styled by their status.
+    """
     shown = frame if rows is None else frame.head(rows)
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in shown.columns)
     body = []
@@ -86,7 +91,7 @@ def frame_html(frame: pd.DataFrame, rows: int | None = None, status_column: str 
 
 
 def parameters_html(sidecar: Path | None) -> str:
-    """The settings, seed, profile and commit recorded when the output was computed."""
+    """Render the settings, seed, profile and commit recorded in ``sidecar`` when the output was computed."""
     if sidecar is None or not sidecar.is_file():
         return '<p class="meta">No provenance sidecar.</p>'
     record = json.loads(sidecar.read_text())
@@ -100,6 +105,10 @@ def parameters_html(sidecar: Path | None) -> str:
 
 
 def item_html(item: ReportItem) -> str:
+    """Render one output as a figure: the PNG inline or the table's first :data:`TABLE_ROWS` rows.
+
+    Under it come the caption and the parameters the output was computed with (:func:`parameters_html`).
+    """
     caption = caption_html(item.caption.read_text()) if item.caption.is_file() else ""
     if item.path.suffix == ".png":
         data = base64.b64encode(item.path.read_bytes()).decode()
@@ -130,7 +139,7 @@ def scorecard_html(scorecard: pd.DataFrame) -> str:
 
 
 def build_report(items: list[ReportItem], scorecard: pd.DataFrame, profile: str) -> str:
-    """The whole report as one HTML document."""
+    """Build the whole report as one HTML document."""
     papers = [p for p in PAPERS if any(i.paper == p for i in items)]
     nav = "".join(f'<a href="#{p}">{html.escape(p)}</a>' for p in ["scorecard", *papers])
     paper_list = "".join(f'<li><a href="#{p}"><code>{p}</code></a>: {html.escape(PAPERS[p])}</li>' for p in papers)

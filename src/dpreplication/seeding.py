@@ -15,7 +15,7 @@ import numpy as np
 
 
 def _key_word(key) -> int:
-    """A stable 32-bit word for one key (``hash()`` is salted per process).
+    """Return a stable 32-bit word for one key (``hash()`` is salted per process).
 
     Numbers are normalised to float, so ``1`` and ``1.0`` (YAML may give either) agree.
     """
@@ -30,5 +30,5 @@ def seed_sequence(root_seed: int, *keys) -> np.random.SeedSequence:
 
 
 def generator(root_seed: int, *keys) -> np.random.Generator:
-    """A PCG64 generator for the experiment named by ``keys``."""
+    """Return a PCG64 generator for the experiment named by ``keys``."""
     return np.random.Generator(np.random.PCG64(seed_sequence(root_seed, *keys)))

@@ -37,8 +37,10 @@ def start(snakemake) -> logging.Logger:
 
 
 def _log_uncaught_exceptions(logger: logging.Logger) -> None:
-    """Write an exception that ends the job into the job's log too (Snakemake shows stderr, but the
-    log file is what remains), then let it end the job as usual."""
+    """Write an exception that ends the job into the job's log too, then let it end the job as usual.
+
+    Snakemake shows stderr, but the log file is what remains.
+    """
     previous = sys.excepthook
 
     def hook(kind, value, traceback):
@@ -49,9 +51,12 @@ def _log_uncaught_exceptions(logger: logging.Logger) -> None:
 
 
 def publish(snakemake, data: pd.DataFrame, figure=None, *, prefix: str = "") -> None:
-    """Write ``data`` to ``output.<prefix>csv`` (and ``<prefix>md``, ``<prefix>tex`` where the rule
+    """Write a job's table, its figure and their provenance sidecar to the rule's outputs.
+
+    ``data`` goes to ``output.<prefix>csv`` (and ``<prefix>md``, ``<prefix>tex`` where the rule
     declares them), ``figure`` to ``<prefix>png`` with the parameters it was computed with in its
-    title, and the provenance sidecar to ``<prefix>json``."""
+    title, and the provenance sidecar to ``<prefix>json``.
+    """
     output = snakemake.output
     write_table(data, output[f"{prefix}csv"], output.get(f"{prefix}md"), output.get(f"{prefix}tex"))
     written = [output[f"{prefix}csv"]]
@@ -77,22 +82,31 @@ def publish(snakemake, data: pd.DataFrame, figure=None, *, prefix: str = "") -> 
 
 
 def running_script() -> str | None:
-    """The rule script being run, relative to the working directory: Snakemake's preamble points
-    ``__main__.__file__`` at the script it copied (None outside a ``script:`` job)."""
+    """Return the rule script being run, relative to the working directory (None outside a ``script:`` job).
+
+    Snakemake's preamble points ``__main__.__file__`` at the script it copied.
+    """
     path = getattr(sys.modules["__main__"], "__file__", None)
     return None if path is None else os.path.relpath(path)
 
 
 def batch_labels(count: int, size: int) -> list[str]:
-    """``range(count)`` cut into consecutive batches of at most ``size``, labelled ``"first-last"``
-    (both included): the ``repetitions`` wildcard of a batched job rule."""
+    """``range(count)`` cut into consecutive batches of at most ``size``, labelled ``"first-last"``.
+
+    Both ends are included. The labels are the ``repetitions`` wildcard of a batched job rule.
+
+    Raises
+    ------
+    ValueError
+        Unless ``count >= 0`` and ``size >= 1``.
+    """
     if count < 0 or size < 1:
         raise ValueError(f"batch_labels: need count >= 0 and size >= 1, got count={count}, size={size}")
     return [f"{start}-{min(start + size, count) - 1}" for start in range(0, count, size)]
 
 
 def batch_repetitions(label: str) -> range:
-    """The repetitions of a batch label ``"first-last"`` (inverse of :func:`batch_labels`)."""
+    """Return the repetitions of a batch label ``"first-last"`` (inverse of :func:`batch_labels`)."""
     first, last = map(int, label.split("-"))
     if last < first:
         raise ValueError(f"batch label {label!r}: the last repetition precedes the first")
@@ -100,7 +114,9 @@ def batch_repetitions(label: str) -> range:
 
 
 def for_each_repetition(snakemake, job: Callable[[int], pd.DataFrame]) -> None:
-    """Run ``job(repetition)`` for each repetition of this job's batch (wildcard ``repetitions``)
-    and write their rows, in repetition order, to ``output[0]``."""
+    """Run ``job(repetition)`` for each repetition of this job's batch (wildcard ``repetitions``).
+
+    Their rows are written, in repetition order, to ``output[0]``.
+    """
     frames = [job(repetition) for repetition in batch_repetitions(snakemake.wildcards.repetitions)]
     pd.concat(frames, ignore_index=True).to_csv(snakemake.output[0], index=False)

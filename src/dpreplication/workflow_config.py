@@ -1,9 +1,11 @@
-"""The workflow's configuration as a user changes it: overlays merged section by section, defaults
-filled from the schema (their one home), and the name of the output tree a changed configuration (a
-variant) writes to.
+"""The workflow's configuration as a user changes it.
+
+Overlays are merged section by section, defaults filled from the schema (their one home), and a
+changed configuration (a variant) is given the name of the output tree it writes to.
 
 Usage: ``python -m dpreplication.workflow_config [PROFILE]`` prints a profile's whole configuration,
-every default filled in."""
+every default filled in.
+"""
 
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ NOT_RESULTS = ("variant", "data")
 
 
 def load_yaml(path: str | Path) -> dict:
+    """Return the YAML mapping in ``path`` (``{}`` for an empty file)."""
     return yaml.safe_load(Path(path).read_text()) or {}
 
 
@@ -48,8 +51,10 @@ PROFILES = Path("config/profiles")
 
 
 def merge_config(base: dict, overlay: dict) -> dict:
-    """``overlay`` laid over ``base`` recursively (mappings merge, anything else replaces), as
-    Snakemake merges config files; neither argument is modified."""
+    """``overlay`` laid over ``base`` recursively (mappings merge, anything else replaces).
+
+    This is how Snakemake merges config files; neither argument is modified.
+    """
     merged = copy.deepcopy(base)
     for key, value in overlay.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
@@ -60,7 +65,7 @@ def merge_config(base: dict, overlay: dict) -> dict:
 
 
 def _resolve_reference(subschema: dict, definitions: dict) -> dict:
-    """A subschema with its local ``$ref`` (``#/$defs/<name>``) expanded; sibling keys win."""
+    """Return ``subschema`` with its local ``$ref`` (``#/$defs/<name>``) expanded; sibling keys win."""
     while isinstance(subschema, dict) and "$ref" in subschema:
         siblings = {key: value for key, value in subschema.items() if key != "$ref"}
         subschema = {**definitions[subschema["$ref"].rsplit("/", 1)[-1]], **siblings}
@@ -68,8 +73,11 @@ def _resolve_reference(subschema: dict, definitions: dict) -> dict:
 
 
 def _in_schema_order(value, subschema: dict, definitions: dict):
-    """``value`` with every mapping's keys in the order its schema lists them (keys the schema does
-    not list keep theirs), so the order a user writes keys in never changes an output."""
+    """``value`` with every mapping's keys in the order its schema lists them.
+
+    Keys the schema does not list follow, in their own order. So the order a user writes keys in never
+    changes an output.
+    """
     subschema = _resolve_reference(subschema, definitions)
     if isinstance(value, dict):
         properties = subschema.get("properties", {})
@@ -87,9 +95,11 @@ def _in_schema_order(value, subschema: dict, definitions: dict):
 
 
 def with_defaults(config: dict, schema_path: str | Path = SCHEMA) -> dict:
-    """``config`` validated against the schema (a ``jsonschema.ValidationError`` names the first
-    problem), every missing key filled with its schema default, mappings in schema order; the
-    argument is not modified."""
+    """``config`` validated against the schema, every missing key filled with its schema default.
+
+    A ``jsonschema.ValidationError`` names the first problem. Mappings come in schema order; the
+    argument is not modified.
+    """
     from snakemake.utils import validate  # the workflow's own validator: the same defaults, the same errors
 
     resolved = copy.deepcopy(config)
@@ -99,8 +109,11 @@ def with_defaults(config: dict, schema_path: str | Path = SCHEMA) -> dict:
 
 
 def profile_config(profile: str = "default", checkout: str | Path = ".") -> dict:
-    """A profile's whole configuration as the workflow resolves it: the base file, the profile's
-    overlay, the schema's defaults."""
+    """Return a profile's whole configuration as the workflow resolves it.
+
+    The base file, then the profile's overlay, then the schema's defaults. An unknown profile raises
+    ``ValueError`` naming the known ones.
+    """
     checkout = Path(checkout)
     overlay = checkout / PROFILES / f"{profile}.yaml"
     if not overlay.is_file():
@@ -112,8 +125,11 @@ def profile_config(profile: str = "default", checkout: str | Path = ".") -> dict
 
 
 def typed_value(value):
-    """A command-line string as the YAML value it spells (``"2"`` → 2, ``"1e-5"`` → 1e-05,
-    ``"[1, 2]"`` → a list, ``"true"`` → True); other values unchanged."""
+    """Return a command-line string as the YAML value it spells; other values unchanged.
+
+    ``"2"`` → 2, ``"1e-5"`` → 1e-05, ``"[1, 2]"`` → a list, ``"true"`` → True. Numbers are tried
+    first: YAML 1.1 reads ``1e-5`` as a string.
+    """
     if not isinstance(value, str):
         return value
     for number in (int, float):
@@ -147,8 +163,12 @@ def configuration_hash(config: dict) -> str:
 
 
 def variant_name(config: dict, profile_config: dict) -> str:
-    """``""`` when ``config`` computes what its profile computes; else the user's ``variant`` name,
-    or ``<profile>-<first 10 hex of the configuration hash>``. A user's name is always used."""
+    """Return the variant name of ``config``: ``""`` when it computes what its profile computes.
+
+    Otherwise the user's ``variant`` name, or ``<profile>-<first 10 hex of the configuration hash>``.
+    A user's name is always used; one that is not a plain name, or is a profile's, raises
+    ``ValueError``.
+    """
     named = str(config.get("variant") or "")
     if named:
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", named) or named in ("quick", "default", "paper"):
@@ -178,8 +198,12 @@ def _close_to_any(value: float, grid) -> bool:
 
 
 def _darrm_problems(config: dict) -> list[str]:
-    """DaRRM: every privacy allowance m ≤ K (an ensemble of K mechanisms, or K teachers); the
-    private-prediction shards fit; the teacher ablation within the ensemble and its budgets defined."""
+    """Check DaRRM's settings: the privacy allowances, the private-prediction shards, the teacher ablation.
+
+    Every privacy allowance m ≤ K (an ensemble of K mechanisms, or K teachers); the
+    private-prediction classes differ and the shards fit; the teacher ablation within the ensemble
+    and its budgets defined.
+    """
     problems = []
     for path, section in _sections(config.get("darrm", {}), "darrm"):
         ensemble = section.get("K", section.get("teachers"))
@@ -231,8 +255,11 @@ def _darrm_problems(config: dict) -> list[str]:
 
 
 def _privgene_problems(config: dict) -> list[str]:
-    """PrivGene: the reference c on the c grid, the paper-r budgets on the ε grid, fold numbers
-    below the fold count, and the EEM/EM pair in the selection variants."""
+    """Check PrivGene's settings: the c grid, the paper-r budgets, the folds, the selection variants.
+
+    The reference c on the c grid, the paper-r budgets on the ε grid, fold numbers below the fold
+    count, and the EEM/EM pair in the selection variants.
+    """
     privgene, problems = config.get("privgene", {}), []
     choice = privgene.get("choice_of_c", {})
     if "reference_c" in choice and not _close_to_any(choice["reference_c"], choice.get("c_grid", [])):
@@ -264,7 +291,7 @@ def _privgene_problems(config: dict) -> list[str]:
 
 
 def _truncated_laplace_problems(config: dict) -> list[str]:
-    """Truncated Laplace: the LP solver is one its back end has."""
+    """Check the truncated Laplace settings: the LP solver is one its back end has."""
     section = config.get("truncated_laplace", {}).get("lp_optimum", {})
     backend, solver = section.get("backend", "scipy"), section.get("solver", "highs")
     path = "truncated_laplace.lp_optimum.solver"
@@ -281,8 +308,10 @@ def _truncated_laplace_problems(config: dict) -> list[str]:
 
 
 def cross_field_problems(config: dict) -> list[str]:
-    """Checks the schema cannot state, each naming its key (see the helpers above); run after
-    validation, before any job. An empty list means the configuration is consistent."""
+    """Return the problems the schema cannot state, each naming its key (see the helpers above).
+
+    Run after validation, before any job. An empty list means the configuration is consistent.
+    """
     return [*_darrm_problems(config), *_privgene_problems(config), *_truncated_laplace_problems(config)]
 
 
@@ -299,8 +328,10 @@ def check_package_location(package_file: str | Path, checkout: str | Path) -> st
 
 
 def requested_profile(argv: list[str], environ) -> str | None:
-    """The ``--profile`` of a Snakemake command line (the last one wins, as in argparse), else
-    ``$SNAKEMAKE_PROFILE``, else None."""
+    """Return the ``--profile`` of a Snakemake command line, else ``$SNAKEMAKE_PROFILE``, else None.
+
+    The last ``--profile`` wins, as in argparse.
+    """
     chosen = None
     for index, argument in enumerate(argv):
         if argument == "--profile" and index + 1 < len(argv):
@@ -311,9 +342,12 @@ def requested_profile(argv: list[str], environ) -> str | None:
 
 
 def profile_selection_problem(argv: list[str], environ, profile: str) -> str:
-    """``""`` unless ``--profile DIR`` names a profile whose ``DIR/profile-key.yaml`` selects another
-    config profile than this run's: a ``--configfile`` on the command line replaces the profile's
-    ``configfiles`` (so its key silently drops out), and ``--config profile=…`` overrides it."""
+    """``""`` unless ``--profile DIR`` names a profile that selects another config profile than this run's.
+
+    ``DIR/profile-key.yaml`` holds the profile's selection; the problem returned says how to fix the
+    command line. A ``--configfile`` on the command line replaces the profile's ``configfiles`` (so
+    its key silently drops out), and ``--config profile=…`` overrides it.
+    """
     chosen = requested_profile(argv, environ)
     key_file = Path(chosen) / "profile-key.yaml" if chosen else None
     if key_file is None or not key_file.is_file():
@@ -330,11 +364,13 @@ def profile_selection_problem(argv: list[str], environ, profile: str) -> str:
 
 
 def library_versions(*distributions: str) -> dict[str, str]:
-    """``{distribution: installed version, or "missing"}``. A rule whose table depends on optional
-    libraries takes this as a param, so installing, removing or upgrading one reruns it
-    (rerun trigger ``params``) instead of leaving a table whose rows say "missing" behind. Read in
-    the Snakemake process: with ``--software-deployment-method conda`` it describes that process's
-    environment, not the job's."""
+    """``{distribution: installed version, or "missing"}``.
+
+    A rule whose table depends on optional libraries takes this as a param, so installing, removing
+    or upgrading one reruns it (rerun trigger ``params``) instead of leaving a table whose rows say
+    "missing" behind. Read in the Snakemake process: with ``--software-deployment-method conda`` it
+    describes that process's environment, not the job's.
+    """
     from importlib import metadata
 
     versions = {}

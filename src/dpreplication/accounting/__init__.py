@@ -1,6 +1,8 @@
-"""Privacy accounting: RDP of the sampled Gaussian (DP-SGD), GNMax calibration, composition,
-the exact (mε, δ) verifier of DaRRM noise functions, and a numerical hockey-stick audit of
-additive noise."""
+"""Privacy accounting of the replications.
+
+RDP of the sampled Gaussian (DP-SGD), GNMax calibration, composition, the exact (mε, δ) verifier
+of DaRRM noise functions, and a numerical hockey-stick audit of additive noise.
+"""
 
 from dpreplication.exports import lazy_exports
 

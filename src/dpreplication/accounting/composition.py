@@ -12,6 +12,25 @@ import numpy as np
 
 
 def advanced_composition(epsilon: float, delta: float, queries: int, delta_prime: float) -> tuple[float, float]:
-    """``(ε_tot, δ_tot)`` of ``queries`` ``(ε, δ)``-DP releases (module docstring)."""
+    """``(ε_tot, δ_tot)`` of ``queries`` adaptive ``(ε, δ)``-DP releases by advanced composition.
+
+    ``ε_tot = √(2Q log(1/δ')) ε + Q ε (e^ε − 1)``, ``δ_tot = Q δ + δ'`` (module docstring).
+
+    Parameters
+    ----------
+    epsilon : float, ε ≥ 0
+        ε of each release.
+    delta : float, 0 ≤ δ ≤ 1
+        δ of each release.
+    queries : int, Q ≥ 1
+        Number ``Q`` of releases.
+    delta_prime : float, 0 < δ' ≤ 1
+        Slack ``δ'`` of the theorem: a smaller ``δ'`` gives a larger ``ε_tot``.
+
+    Returns
+    -------
+    tuple of float
+        ``(ε_tot, δ_tot)``.
+    """
     epsilon_total = np.sqrt(2.0 * queries * np.log(1.0 / delta_prime)) * epsilon + queries * epsilon * np.expm1(epsilon)
     return float(epsilon_total), float(queries * delta + delta_prime)

@@ -21,6 +21,19 @@ class PrivacyAudit:
 
     ``satisfied`` is ``max_d H_ε(d) ≤ δ (1 + rel_tol)``; ``rel_tol`` absorbs the
     O(grid step × density jump) error of the midpoint rule.
+
+    Parameters
+    ----------
+    epsilon : float, ε ≥ 0
+        The ε of the audited guarantee.
+    delta : float, δ ≥ 0
+        The δ of the audited guarantee.
+    shifts : numpy.ndarray
+        The shifts ``d = jΔ/J``, ``j = −J..J``.
+    hockey_stick : numpy.ndarray, entries ≥ 0
+        ``H_ε(d)`` at each shift.
+    rel_tol : float, ≥ 0
+        Relative tolerance of :attr:`satisfied`.
     """
 
     epsilon: float
@@ -31,14 +44,17 @@ class PrivacyAudit:
 
     @property
     def max_hockey_stick(self) -> float:
+        """``max_d H_ε(d)`` over the grid of shifts."""
         return float(self.hockey_stick.max())
 
     @property
     def argmax_shift(self) -> float:
+        """The shift ``d`` at which ``H_ε(d)`` is largest."""
         return float(self.shifts[np.argmax(self.hockey_stick)])
 
     @property
     def satisfied(self) -> bool:
+        """``max_d H_ε(d) ≤ δ (1 + rel_tol)``."""
         return self.max_hockey_stick <= self.delta * (1.0 + self.rel_tol)
 
 
@@ -59,6 +75,35 @@ def audit_noise_privacy(
     ``[lo - Δ, hi + Δ]`` whose step divides ``Δ/J``, so every shifted density is
     the same array re-indexed; ``H`` is the midpoint sum. About ``n_points``
     evaluations; 41 shifts on 2·10⁶ points take ≈ 0.5 s.
+
+    Parameters
+    ----------
+    density : callable
+        The noise density ``f``, vectorised: maps an array of points to their densities.
+    epsilon : float, ε ≥ 0
+        The ε of the guarantee to check.
+    delta : float, δ ≥ 0
+        The δ of the guarantee to check.
+    support : tuple of float, (lo, hi) with lo < hi
+        A bounded interval outside which ``f`` is 0.
+    sensitivity : float, Δ > 0 and finite
+        The query sensitivity Δ: shifts range over ``[−Δ, Δ]``.
+    shifts_per_side : int, J ≥ 1
+        Number ``J`` of positive shifts; the grid has ``2J + 1`` shifts, ``d = 0`` included.
+    n_points : int, ≥ 1
+        Approximate number of density evaluations.
+    rel_tol : float, ≥ 0
+        Relative tolerance on δ of :attr:`PrivacyAudit.satisfied`.
+
+    Returns
+    -------
+    PrivacyAudit
+        The divergences at every shift and the verdict.
+
+    Raises
+    ------
+    ValueError
+        If ``sensitivity`` is not positive and finite.
     """
     sens = float(sensitivity)
     if not (np.isfinite(sens) and sens > 0):

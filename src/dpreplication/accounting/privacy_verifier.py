@@ -45,7 +45,35 @@ VERTEX_LABELS = ("(0,0)", "(1,1)", "v5", "v6", "(D,0)", "(0,D)", "(1,1-D)", "(1-
 
 @dataclass(frozen=True)
 class PrivacyReport:
-    """Worst case of the DaRRM privacy condition over all vertex multisets of F^K."""
+    """Worst case of the DaRRM privacy condition over all vertex multisets of F^K.
+
+    Parameters
+    ----------
+    K : int
+        Number of mechanisms.
+    m : float
+        Target budget multiplier.
+    epsilon : float
+        ε of each mechanism.
+    Delta : float
+        δ of each mechanism (the spec's Δ).
+    delta : float
+        δ of the target ``(mε, δ)``.
+    budget : float
+        ``e^{mε} − 1 + 2δ``, the right-hand side of the condition.
+    worst_cost : float
+        ``max(±f)`` over all vertex multisets and both outputs.
+    violation : float
+        ``worst_cost − budget`` (``f`` units; ≤ 0 means private).
+    worst_output : int, 0 or 1
+        The output whose condition is tightest.
+    worst_counts : dict
+        Vertex label → multiplicity of the worst multiset (labels of :data:`VERTEX_LABELS`).
+    n_multisets : int
+        Number of vertex multisets checked.
+    tolerance : float
+        Threshold of :attr:`is_private`.
+    """
 
     K: int
     m: float
@@ -67,8 +95,10 @@ class PrivacyReport:
 
     @property
     def delta_excess(self) -> float:
-        """``violation / 2``: the largest ``Pr[A(D)=o] − e^{mε}Pr[A(D')=o] − δ``, i.e. the extra δ
-        needed (the spec quotes this unit, e.g. 1.99e-3 for γ ≡ 1, K=11, m=5, ε=0.1)."""
+        """``violation / 2``: the largest ``Pr[A(D)=o] − e^{mε}Pr[A(D')=o] − δ``, i.e. the extra δ needed.
+
+        The spec quotes this unit, e.g. 1.99e-3 for γ ≡ 1, K=11, m=5, ε=0.1.
+        """
         return 0.5 * self.violation
 
 
@@ -76,6 +106,27 @@ def signed_gamma_sums(gamma, K: int, epsilon: float, Delta: float = 0.0) -> tupl
     """``(A_t, A'_t) = (Σ_l s_l α^t_l γ(l), Σ_l s_l α'^t_l γ(l))`` for every vertex multiset ``t``.
 
     Then ``f_t = A_t − e^{mε} A'_t`` for any budget m, which makes budget searches cheap.
+
+    Parameters
+    ----------
+    gamma : array_like of float, shape (K + 1,), entries in [0, 1]
+        The noise function ``γ(0..K)`` (any γ, symmetric or not).
+    K : int, positive and odd
+        Number of mechanisms.
+    epsilon : float, ε > 0
+        ε of each mechanism.
+    Delta : float, 0 ≤ Δ < 1
+        δ of each mechanism (the spec's Δ).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(A, A')``, one entry per vertex multiset.
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not a positive odd integer or ``gamma`` does not have ``K + 1`` entries.
     """
     K = validate_ensemble_size(K)
     gamma = np.asarray(gamma, dtype=float)
@@ -102,7 +153,29 @@ def verify_privacy(
 ) -> PrivacyReport:
     """Exact worst privacy cost of DaRRM_γ against the target ``(mε, δ)`` (any γ, both outputs).
 
-    ``tolerance`` only sets :attr:`PrivacyReport.is_private`; the violation is reported as is.
+    DaRRM_γ is ``(mε, δ)``-DP iff ``violation ≤ 0`` (exact by Lemma 5.1; module docstring).
+
+    Parameters
+    ----------
+    gamma : array_like of float, shape (K + 1,), entries in [0, 1]
+        The noise function ``γ(0..K)`` (any γ, symmetric or not).
+    K : int, positive and odd
+        Number of mechanisms.
+    m : float, m ≥ 0
+        Target budget multiplier: the target is ``(mε, δ)``.
+    epsilon : float, ε > 0
+        ε of each mechanism.
+    Delta : float, 0 ≤ Δ < 1
+        δ of each mechanism (the spec's Δ).
+    delta : float, 0 ≤ δ < 1
+        δ of the target ``(mε, δ)``.
+    tolerance : float, ≥ 0
+        Only sets :attr:`PrivacyReport.is_private`; the violation is reported as is.
+
+    Returns
+    -------
+    PrivacyReport
+        The worst multiset, its output and its violation.
 
     Examples
     --------
@@ -151,9 +224,34 @@ def effective_budget(
     """Smallest real ``m`` for which DaRRM_γ is ``(mε, δ)``-DP (spec §7, "effective budget").
 
     Per multiset the violation is ``(±A_t + 1 − 2δ) − e^{mε}(±A'_t + 1)`` with ``|A'_t| ≤ 1``,
-    hence non-increasing in m; bisection on ``[0, m_max]`` (default ``K``: every DaRRM_γ is a
-    post-processing of all K mechanisms) to ``resolution``, counting a violation ≤ ``tolerance``
-    as private. Returns 0 if γ is private at ``m = 0`` and ``inf`` if not at ``m_max``.
+    hence non-increasing in m; bisection on ``[0, m_max]`` to ``resolution``, counting a
+    violation ≤ ``tolerance`` as private.
+
+    Parameters
+    ----------
+    gamma : array_like of float, shape (K + 1,), entries in [0, 1]
+        The noise function ``γ(0..K)`` (any γ, symmetric or not).
+    K : int, positive and odd
+        Number of mechanisms.
+    epsilon : float, ε > 0
+        ε of each mechanism.
+    Delta : float, 0 ≤ Δ < 1
+        δ of each mechanism (the spec's Δ).
+    delta : float, 0 ≤ δ < 1
+        δ of the target ``(mε, δ)``.
+    m_max : float or None, m_max ≥ 0
+        Upper end of the search; ``None``: ``K`` (every DaRRM_γ is a post-processing of all K
+        mechanisms).
+    tolerance : float, ≥ 0
+        Largest violation (``f`` units) counted as private.
+    resolution : float, > 0
+        Width of the final bisection bracket.
+
+    Returns
+    -------
+    float
+        The smallest private ``m`` to within ``resolution`` (the upper end of the bracket); 0 if γ
+        is private at ``m = 0`` and ``inf`` if not at ``m_max``.
     """
     on_d, on_d_prime = signed_gamma_sums(gamma, K, epsilon, Delta)
 
@@ -175,7 +273,21 @@ def effective_budget(
 
 @dataclass(frozen=True)
 class BruteForceReport:
-    """Largest DP-inequality gap found at random points of F^K (``f`` units and probability units)."""
+    """Largest DP-inequality gap found at random points of F^K (``f`` units and probability units).
+
+    Parameters
+    ----------
+    max_violation : float
+        ``2 · max_probability_gap``: the gap in the units of ``f``.
+    max_probability_gap : float
+        The largest ``Pr[A(D)=o] − e^{mε}Pr[A(D')=o] − δ`` found (either order of the neighbours).
+    n_points : int
+        Number of random points evaluated.
+    worst_p : numpy.ndarray, shape (K,)
+        ``p`` of the worst point.
+    worst_p_prime : numpy.ndarray, shape (K,)
+        ``p'`` of the worst point.
+    """
 
     max_violation: float
     max_probability_gap: float
@@ -188,6 +300,26 @@ def probability_gaps(gamma, p, p_prime, m: float, epsilon: float, delta: float) 
     """``max_o max(Pr[A(D)=o] − e^{mε}Pr[A(D')=o], Pr[A(D')=o] − e^{mε}Pr[A(D)=o]) − δ`` per row.
 
     Computed from the output probabilities of Algorithm 1, independently of ``f``.
+
+    Parameters
+    ----------
+    gamma : array_like of float, shape (K + 1,), entries in [0, 1]
+        The noise function ``γ(0..K)`` (any γ, symmetric or not).
+    p : array_like of float, shape (..., K), entries in [0, 1]
+        ``Pr[M_i(D) = 1]`` of each mechanism, one row per point.
+    p_prime : array_like of float, shape (..., K), entries in [0, 1]
+        ``Pr[M_i(D') = 1]``; each ``(p_i, p'_i)`` should lie in F.
+    m : float, m ≥ 0
+        Target budget multiplier: the target is ``(mε, δ)``.
+    epsilon : float, ε > 0
+        ε of each mechanism.
+    delta : float, 0 ≤ δ < 1
+        δ of the target ``(mε, δ)``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+        The gap per row (probability units; > 0 means a violation).
     """
     one = darrm_probability_one(gamma, poisson_binomial_pmf(p))
     one_prime = darrm_probability_one(gamma, poisson_binomial_pmf(p_prime))
@@ -210,9 +342,39 @@ def brute_force_privacy_check(
     near_vertex_fraction: float = 0.5,
     batch: int = 20_000,
 ) -> BruteForceReport:
-    """DP inequalities of DaRRM_γ at ``n_points`` random ``(p, p') ∈ F^K`` (uniform and near-vertex
-    draws, :func:`dpreplication.mechanisms.majority.sample_feasible_pairs`). Never exceeds the
-    exact :func:`verify_privacy` violation if the vertex reduction is right."""
+    """Evaluate the DP inequalities of DaRRM_γ at ``n_points`` random ``(p, p') ∈ F^K``.
+
+    Uniform and near-vertex draws (:func:`dpreplication.mechanisms.feasible_region.sample_feasible_pairs`).
+    Never exceeds the exact :func:`verify_privacy` violation if the vertex reduction is right.
+
+    Parameters
+    ----------
+    gamma : array_like of float, shape (K + 1,), entries in [0, 1]
+        The noise function ``γ(0..K)`` (any γ, symmetric or not).
+    K : int, positive and odd
+        Number of mechanisms.
+    m : float, m ≥ 0
+        Target budget multiplier: the target is ``(mε, δ)``.
+    epsilon : float, ε > 0
+        ε of each mechanism.
+    Delta : float, 0 ≤ Δ < 1
+        δ of each mechanism (the spec's Δ).
+    delta : float, 0 ≤ δ < 1
+        δ of the target ``(mε, δ)``.
+    n_points : int, ≥ 1
+        Number of random points.
+    rng : numpy.random.Generator
+        Source of the random points.
+    near_vertex_fraction : float, in [0, 1]
+        Share of the points drawn near a vertex of F.
+    batch : int, ≥ 1
+        Points evaluated per batch (memory).
+
+    Returns
+    -------
+    BruteForceReport
+        The largest gap found and where.
+    """
     best, best_p, best_q = -np.inf, None, None
     for start in range(0, n_points, batch):
         p, q = sample_feasible_pairs(min(batch, n_points - start), K, epsilon, Delta, rng, near_vertex_fraction)
@@ -226,8 +388,35 @@ def brute_force_privacy_check(
 def verify_privacy_all_vertex_tuples(
     gamma, K: int, m: float, epsilon: float, Delta: float = 0.0, delta: float = 0.0
 ) -> float:
-    """Violation (``f`` units) maximised over all ``V^K`` *ordered* vertex tuples (small K only):
-    a check of the multiset reduction that uses neither vertex counts nor ``f``."""
+    """Violation (``f`` units) maximised over all ``V^K`` *ordered* vertex tuples (small K only).
+
+    A check of the multiset reduction that uses neither vertex counts nor ``f``.
+
+    Parameters
+    ----------
+    gamma : array_like of float, shape (K + 1,), entries in [0, 1]
+        The noise function ``γ(0..K)`` (any γ, symmetric or not).
+    K : int, positive and odd, with ``V^K ≤ 2·10⁶``
+        Number of mechanisms.
+    m : float, m ≥ 0
+        Target budget multiplier: the target is ``(mε, δ)``.
+    epsilon : float, ε > 0
+        ε of each mechanism.
+    Delta : float, 0 ≤ Δ < 1
+        δ of each mechanism (the spec's Δ).
+    delta : float, 0 ≤ δ < 1
+        δ of the target ``(mε, δ)``.
+
+    Returns
+    -------
+    float
+        The largest violation in the units of ``f`` (> 0 means not ``(mε, δ)``-DP).
+
+    Raises
+    ------
+    ValueError
+        If there are more than 2·10⁶ tuples.
+    """
     vertices = feasible_region_vertices(epsilon, Delta)
     if len(vertices) ** K > 2_000_000:
         raise ValueError(f"{len(vertices)}^{K} tuples is too many for enumeration")
@@ -239,8 +428,32 @@ def verify_privacy_all_vertex_tuples(
 def iid_privacy_violation(
     gamma, K: int, m: float, epsilon: float, Delta: float = 0.0, delta: float = 0.0, n_grid: int = 201
 ) -> float:
-    """Violation (``f`` units) over a ``n_grid × n_grid`` grid of F with all mechanisms identical
-    (``p_i = p``, ``p'_i = p'``; Theorem 4.1's setting). The grid includes the boundary of F."""
+    """Violation (``f`` units) over a ``n_grid × n_grid`` grid of F with all mechanisms identical.
+
+    ``p_i = p``, ``p'_i = p'`` (Theorem 4.1's setting). The grid includes the boundary of F.
+
+    Parameters
+    ----------
+    gamma : array_like of float, shape (K + 1,), entries in [0, 1]
+        The noise function ``γ(0..K)`` (any γ, symmetric or not).
+    K : int, positive and odd
+        Number of mechanisms.
+    m : float, m ≥ 0
+        Target budget multiplier: the target is ``(mε, δ)``.
+    epsilon : float, ε > 0
+        ε of each mechanism.
+    Delta : float, 0 ≤ Δ < 1
+        δ of each mechanism (the spec's Δ).
+    delta : float, 0 ≤ δ < 1
+        δ of the target ``(mε, δ)``.
+    n_grid : int, ≥ 2
+        Grid points per axis: ``p`` on ``[0, 1]``, ``p'`` on its feasible interval.
+
+    Returns
+    -------
+    float
+        The largest violation in the units of ``f`` over the grid.
+    """
     p = np.linspace(0.0, 1.0, n_grid)
     lo, hi = feasible_interval(p, epsilon, Delta)
     q = lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, n_grid)[None, :]

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class DataFile:
+    """One file of a dataset: its local name, canonical URL and the SHA256 of its decompressed content."""
+
     name: str
     url: str
     sha256: str
@@ -23,6 +25,8 @@ class DataFile:
 
 @dataclass(frozen=True)
 class Dataset:
+    """A catalogued dataset: its files, citation and licence."""
+
     key: str
     files: tuple[DataFile, ...]
     citation: str
@@ -31,6 +35,7 @@ class Dataset:
     """Directory of the dataset in the offline mirror, when it differs from ``key``."""
 
     def file(self, name: str) -> DataFile:
+        """Return the file called ``name``; ``KeyError`` listing the known names if there is none."""
         for data_file in self.files:
             if data_file.name == name:
                 return data_file
@@ -70,8 +75,10 @@ _FASHION_MNIST_SHA256 = {
 _LIBSVM_URL = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/"
 _UCI_ADULT_URL = "https://archive.ics.uci.edu/ml/machine-learning-databases/adult/"
 _UCI_CITATION_ADULT = "B. Becker, R. Kohavi. Adult. UCI Machine Learning Repository, 1996. doi:10.24432/C5XW20."
-_SDNIST_URL = ("https://media.githubusercontent.com/media/usnistgov/SDNist/main/"
-               "nist%20diverse%20communities%20data%20excerpts/national/national2019.csv")
+_SDNIST_URL = (
+    "https://media.githubusercontent.com/media/usnistgov/SDNist/main/"
+    "nist%20diverse%20communities%20data%20excerpts/national/national2019.csv"
+)
 
 DATASETS: dict[str, Dataset] = {
     "dpbench_1d": Dataset(
@@ -98,7 +105,9 @@ DATASETS: dict[str, Dataset] = {
     ),
     "fashion_mnist": Dataset(
         key="fashion_mnist",
-        files=tuple(DataFile(name, f"{_FASHION_MNIST_URL}{name}.gz", sha) for name, sha in _FASHION_MNIST_SHA256.items()),
+        files=tuple(
+            DataFile(name, f"{_FASHION_MNIST_URL}{name}.gz", sha) for name, sha in _FASHION_MNIST_SHA256.items()
+        ),
         citation="H. Xiao, K. Rasul, R. Vollgraf. Fashion-MNIST: a novel image dataset for benchmarking machine "
         "learning algorithms. arXiv:1708.07747, 2017.",
         licence="MIT",
@@ -109,7 +118,9 @@ DATASETS: dict[str, Dataset] = {
         key="adult_libsvm",
         files=(
             DataFile("a9a", f"{_LIBSVM_URL}a9a", "f5d5ffd8d865ff41328e7ee043e4b020816914ff6843ff15b98905ddbedce906"),
-            DataFile("a9a.t", f"{_LIBSVM_URL}a9a.t", "1f448a153f0320399a7e40836eb207655b0bde0f21fc941cc472193daa9f5de9"),
+            DataFile(
+                "a9a.t", f"{_LIBSVM_URL}a9a.t", "1f448a153f0320399a7e40836eb207655b0bde0f21fc941cc472193daa9f5de9"
+            ),
         ),
         citation=f"{_UCI_CITATION_ADULT} Binary encoding: J. C. Platt, Fast training of support vector machines "
         "using sequential minimal optimization, 1998; distributed by LIBSVM (Chang & Lin, ACM TIST 2011).",
@@ -120,10 +131,16 @@ DATASETS: dict[str, Dataset] = {
     "uci_adult": Dataset(
         key="uci_adult",
         files=(
-            DataFile("adult.data", f"{_UCI_ADULT_URL}adult.data",
-                     "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d"),
-            DataFile("adult.test", f"{_UCI_ADULT_URL}adult.test",
-                     "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05"),
+            DataFile(
+                "adult.data",
+                f"{_UCI_ADULT_URL}adult.data",
+                "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
+            ),
+            DataFile(
+                "adult.test",
+                f"{_UCI_ADULT_URL}adult.test",
+                "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05",
+            ),
         ),
         citation=_UCI_CITATION_ADULT,
         licence="CC BY 4.0",
@@ -133,8 +150,12 @@ DATASETS: dict[str, Dataset] = {
     "bank": Dataset(
         key="bank",
         files=(
-            DataFile("bank-full.csv", "https://archive.ics.uci.edu/ml/machine-learning-databases/00222/bank.zip",
-                     "d1513ec63b385506f7cfce9f2c5caa9fe99e7ba4e8c3fa264b3aaf0f849ed32d", archive_member="bank-full.csv"),
+            DataFile(
+                "bank-full.csv",
+                "https://archive.ics.uci.edu/ml/machine-learning-databases/00222/bank.zip",
+                "d1513ec63b385506f7cfce9f2c5caa9fe99e7ba4e8c3fa264b3aaf0f849ed32d",
+                archive_member="bank-full.csv",
+            ),
         ),
         citation="S. Moro, P. Cortez, P. Rita. A data-driven approach to predict the success of bank "
         "telemarketing. Decision Support Systems 62:22-31, 2014. UCI doi:10.24432/C5K306.",
@@ -145,7 +166,11 @@ DATASETS: dict[str, Dataset] = {
     # redistribution that was not byte-compared with NIST's own (see the mirror's MANIFEST).
     "census_us_acs": Dataset(
         key="census_us_acs",
-        files=(DataFile("national2019.csv", _SDNIST_URL, "cee8c02345dc9e703f7bfd190f6b88d60cce8aa051b1a1da2f076781aa2bc4f6"),),
+        files=(
+            DataFile(
+                "national2019.csv", _SDNIST_URL, "cee8c02345dc9e703f7bfd190f6b88d60cce8aa051b1a1da2f076781aa2bc4f6"
+            ),
+        ),
         citation="C. Task, K. Bhagat, G. Howarth. NIST Diverse Communities Data Excerpts. NIST, 2023 "
         "(2019 ACS 1-year PUMS, US Census Bureau).",
         licence="public domain (US government work)",
@@ -154,8 +179,13 @@ DATASETS: dict[str, Dataset] = {
     # PrivGene k-means: Komarek's life-sciences PCA projection ds1.10 (also GUPT's Lifesci).
     "lifesci": Dataset(
         key="lifesci",
-        files=(DataFile("ds1.10.csv", "http://komarix.org/ac/ds/ds1.10.csv.gz",
-                        "07bd1de974a5a897efcea0d25a270b762952e3edc01729b12d576303ac7f4eb2"),),
+        files=(
+            DataFile(
+                "ds1.10.csv",
+                "http://komarix.org/ac/ds/ds1.10.csv.gz",
+                "07bd1de974a5a897efcea0d25a270b762952e3edc01729b12d576303ac7f4eb2",
+            ),
+        ),
         citation="P. Komarek. Logistic regression for data mining and high-dimensional classification. "
         "PhD thesis, Carnegie Mellon University, 2004.",
         licence="not stated (posted for research use)",

@@ -52,11 +52,14 @@ def file_sha256(path: Path) -> str:
 
 
 def verify(path: Path, expected_sha256: str, label: str | None = None, remedy: str = "") -> Path:
-    """Return ``path`` if the SHA256 of its bytes is ``expected_sha256``; raise otherwise, naming the
-    file as ``label`` (e.g. its source, where ``path`` is a temporary copy) and appending ``remedy``.
+    """Return ``path`` if the SHA256 of its bytes is ``expected_sha256``; raise otherwise.
+
+    The error names the file as ``label`` (e.g. its source, where ``path`` is a temporary copy)
+    and appends ``remedy``.
 
     The bytes are hashed as stored: local copies are decompressed at fetch time, so a gzip file
-    (even one of the right content) or a truncated one is corrupt here, never a decoding error."""
+    (even one of the right content) or a truncated one is corrupt here, never a decoding error.
+    """
     path = Path(path)
     name = label or str(path)
     if not path.is_file():
@@ -73,7 +76,7 @@ def verify(path: Path, expected_sha256: str, label: str | None = None, remedy: s
 
 
 def catalogued(path: str | os.PathLike) -> DataFile | None:
-    """The catalogue entry of a raw file stored as ``<directory>/<dataset>/<file>``, or None."""
+    """Return the catalogue entry of a raw file stored as ``<directory>/<dataset>/<file>``, or None."""
     path = Path(path)
     dataset = DATASETS.get(path.parent.name)
     if dataset is None:
@@ -85,12 +88,15 @@ def catalogued(path: str | os.PathLike) -> DataFile | None:
 
 
 def verified(path: str | os.PathLike) -> Path:
-    """A raw data file checked as it is read: a catalogued file whose bytes no longer match its
+    """Return a raw data file's path, checked as it is read.
+
+    A catalogued file whose bytes no longer match its
     SHA256 (corrupted after its fetch) stops the run naming the file, the expected checksum and the
     fix. Files outside the catalogue (a user's own extract) are returned unchecked.
 
     Every read hashes the whole file (≈ 0.2 s for all ≈ 125 MB of raw data; a stamp of size and
-    mtime would miss a same-size rewrite whose mtime was restored)."""
+    mtime would miss a same-size rewrite whose mtime was restored).
+    """
     entry = catalogued(path)
     if entry is None:
         return Path(path)
@@ -98,7 +104,7 @@ def verified(path: str | os.PathLike) -> Path:
 
 
 def resolve_mirror(configured: str | os.PathLike | None) -> Path | None:
-    """The mirror directory: the environment variable wins over the config key."""
+    """Return the mirror directory: the environment variable wins over the config key."""
     value = os.environ.get(MIRROR_ENV) or configured
     return Path(value) if value else None
 
@@ -144,8 +150,9 @@ def _url_responds(url: str, timeout: float) -> str | None:
         return str(error)
 
 
-def availability(dataset: str, directory: str | os.PathLike, mirror: str | os.PathLike | None = None,
-                 timeout: float = 10.0) -> dict:
+def availability(
+    dataset: str, directory: str | os.PathLike, mirror: str | os.PathLike | None = None, timeout: float = 10.0
+) -> dict:
     """Whether every file of ``dataset`` can be had, without fetching it.
 
     A file is available when it is already in ``directory/<dataset>/`` (it is verified when

@@ -26,7 +26,7 @@ class IDXFormatError(ValueError):
 
 
 def read_idx(path: str | Path, magic: int, item_shape: tuple[int, ...] = ()) -> np.ndarray:
-    """The uint8 array of an IDX file with magic number ``magic`` and items of ``item_shape``."""
+    """Read the uint8 array of an IDX file with magic number ``magic`` and items of ``item_shape``."""
     path = Path(path)
     raw = verified(path).read_bytes()  # a catalogued file is checked against its SHA256 first
     dimensions = magic & 0xFF

@@ -76,8 +76,10 @@ def scale_to_unit_box(encoded: Encoded, bounds: str = "dataset") -> np.ndarray:
     unknown = np.isnan(lower) | np.isnan(upper)
     if bounds == "public" and unknown.any():
         missing = [c for c, u in zip(encoded.columns, unknown) if u]
-        raise ValueError(f"no public bounds are declared for columns {missing[:5]} (+{max(0, len(missing) - 5)} more); "
-                         "use bounds='dataset'")
+        raise ValueError(
+            f"no public bounds are declared for columns {missing[:5]} (+{max(0, len(missing) - 5)} more); "
+            "use bounds='dataset'"
+        )
     if bounds not in ("dataset", "public"):
         raise ValueError(f"bounds must be 'dataset' or 'public', got {bounds!r}")
     lower = np.where(unknown, x.min(axis=0), lower)
@@ -93,8 +95,13 @@ def _encoded(frame: pd.DataFrame, labels, public: dict[str, tuple[float, float]]
     columns = tuple(frame.columns)
     lower = np.array([public.get(c, (np.nan, np.nan))[0] for c in columns], dtype=float)
     upper = np.array([public.get(c, (np.nan, np.nan))[1] for c in columns], dtype=float)
-    return Encoded(frame.to_numpy(dtype=float), None if labels is None else np.asarray(labels, dtype=np.int8),
-                   columns, lower, upper)
+    return Encoded(
+        frame.to_numpy(dtype=float),
+        None if labels is None else np.asarray(labels, dtype=np.int8),
+        columns,
+        lower,
+        upper,
+    )
 
 
 def _indicators(values: pd.Series, levels, prefix: str) -> pd.DataFrame:
@@ -113,7 +120,7 @@ A9A_ROWS = {"a9a": 32561, "a9a.t": 16281}
 
 
 def read_libsvm_binary(path: str | Path, n_features: int) -> tuple[np.ndarray, np.ndarray]:
-    """A LIBSVM file with ``±1`` labels and ``index:1`` pairs as a dense 0/1 matrix and 0/1 labels."""
+    """Read a LIBSVM file with ``±1`` labels and ``index:1`` pairs as a dense 0/1 matrix and 0/1 labels."""
     lines = verified(path).read_text().splitlines()
     labels = np.empty(len(lines), dtype=np.int8)
     matrix = np.zeros((len(lines), n_features))
@@ -136,15 +143,27 @@ def encode_a9a(train: str | Path, test: str | Path) -> Encoded:
         parts.append((x, y))
     features = np.vstack([p[0] for p in parts])
     columns = tuple(f"a9a_{j + 1}" for j in range(A9A_FEATURES))
-    return Encoded(features, np.concatenate([p[1] for p in parts]), columns,
-                   np.zeros(A9A_FEATURES), np.ones(A9A_FEATURES))
+    return Encoded(
+        features, np.concatenate([p[1] for p in parts]), columns, np.zeros(A9A_FEATURES), np.ones(A9A_FEATURES)
+    )
 
 
 # --------------------------------------------------------------------------- Banking
 
 BANK_ROWS = 45211
-BANK_JOBS = ("admin.", "unemployed", "management", "housemaid", "entrepreneur", "student", "blue-collar",
-             "self-employed", "retired", "technician", "services")
+BANK_JOBS = (
+    "admin.",
+    "unemployed",
+    "management",
+    "housemaid",
+    "entrepreneur",
+    "student",
+    "blue-collar",
+    "self-employed",
+    "retired",
+    "technician",
+    "services",
+)
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
@@ -169,7 +188,9 @@ def encode_bank(path: str | Path) -> Encoded:
         _indicators(raw.contact, ("telephone", "cellular"), "contact"),
         pd.DataFrame({"month_day": 30.0 * (raw.month.map({m: i + 1 for i, m in enumerate(MONTHS)})) + raw.day}),
         raw[["duration", "campaign"]].astype(float),
-        pd.DataFrame({"pdays_contacted": (raw.pdays != -1).astype(float), "pdays": raw.pdays.clip(lower=0).astype(float)}),
+        pd.DataFrame(
+            {"pdays_contacted": (raw.pdays != -1).astype(float), "pdays": raw.pdays.clip(lower=0).astype(float)}
+        ),
         raw[["previous"]].astype(float),
         _indicators(raw.poutcome, ("other", "failure", "success"), "poutcome"),
     ]
@@ -185,13 +206,21 @@ def encode_bank(path: str | Path) -> Encoded:
 
 ACS_ROWS = 27253
 ACS_INCOME_ROWS = 23006
-ACS_CATEGORICAL = {"MSP": range(2, 7), "HISP": range(1, 5), "RAC1P": range(2, 10), "OWN_RENT": (1, 2),
-                   "EDU": range(2, 13), "INDP_CAT": range(0, 19)}
+ACS_CATEGORICAL = {
+    "MSP": range(2, 7),
+    "HISP": range(1, 5),
+    "RAC1P": range(2, 10),
+    "OWN_RENT": (1, 2),
+    "EDU": range(2, 13),
+    "INDP_CAT": range(0, 19),
+}
 ACS_DISABILITY = ("DREM", "DPHY", "DEYE", "DEAR")
 
 
 def encode_acs_income(path: str | Path, threshold: float = 25000.0) -> Encoded:
-    """The US substitute (spec §6): NIST's 2019 ACS excerpt, people with a reported income, label PINCP > threshold.
+    """Encode the US substitute (spec §6): NIST's 2019 ACS excerpt, people with a reported income.
+
+    The label is PINCP > threshold.
 
     57 columns (Table 2's US has 57 + 1): age, female, number of children and family size
     (numeric; not applicable → 0 and 1), disability indicators (remembering, physical,
@@ -205,13 +234,17 @@ def encode_acs_income(path: str | Path, threshold: float = 25000.0) -> Encoded:
     check_shape(f"{path} (NIST ACS national2019)", raw.shape, (ACS_ROWS, 24))
     raw = raw[raw.PINCP.notna()].reset_index(drop=True)
     check_shape(f"{path} (rows with a reported income)", raw.shape, (ACS_INCOME_ROWS, 24))
-    parts = [pd.DataFrame({
-        "AGEP": raw.AGEP.astype(float),
-        "female": (raw.SEX == 2).astype(float),
-        "NOC": raw.NOC.fillna(0.0),
-        "NPF": raw.NPF.fillna(1.0),
-        **{name: (raw[name] == 1).astype(float) for name in ACS_DISABILITY},
-    })]
+    parts = [
+        pd.DataFrame(
+            {
+                "AGEP": raw.AGEP.astype(float),
+                "female": (raw.SEX == 2).astype(float),
+                "NOC": raw.NOC.fillna(0.0),
+                "NPF": raw.NPF.fillna(1.0),
+                **{name: (raw[name] == 1).astype(float) for name in ACS_DISABILITY},
+            }
+        )
+    ]
     parts += [_indicators(raw[name], levels, name) for name, levels in ACS_CATEGORICAL.items()]
     frame = pd.concat(parts, axis=1)
     check_shape(f"{path} (encoded US substitute)", frame.shape, (ACS_INCOME_ROWS, 57))
@@ -223,20 +256,70 @@ def encode_acs_income(path: str | Path, threshold: float = 25000.0) -> Encoded:
 
 IPUMS_BR_SHAPE = (38000, 53)
 ADULT_ROWS = {"adult.data": 32561, "adult.test": 16281}
-ADULT_NAMES = ("age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
-               "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country",
-               "income")
+ADULT_NAMES = (
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "income",
+)
 ADULT_NUMERIC = ("age", "education-num", "capital-gain", "capital-loss", "hours-per-week")
-ADULT_COUNTRIES = ("United-States", "Mexico", "Philippines", "Germany", "Puerto-Rico", "Canada", "El-Salvador",
-                   "India", "Cuba")
+ADULT_COUNTRIES = (
+    "United-States",
+    "Mexico",
+    "Philippines",
+    "Germany",
+    "Puerto-Rico",
+    "Canada",
+    "El-Salvador",
+    "India",
+    "Cuba",
+)
 ADULT_LEVELS = {
-    "workclass": ("Private", "Self-emp-not-inc", "Self-emp-inc", "Federal-gov", "Local-gov", "State-gov",
-                  "Without-pay", "Never-worked"),
-    "marital-status": ("Married-civ-spouse", "Never-married", "Separated", "Widowed", "Married-spouse-absent",
-                       "Married-AF-spouse"),
-    "occupation": ("Tech-support", "Craft-repair", "Other-service", "Sales", "Exec-managerial", "Prof-specialty",
-                   "Handlers-cleaners", "Machine-op-inspct", "Adm-clerical", "Farming-fishing", "Transport-moving",
-                   "Priv-house-serv", "Protective-serv", "Armed-Forces"),
+    "workclass": (
+        "Private",
+        "Self-emp-not-inc",
+        "Self-emp-inc",
+        "Federal-gov",
+        "Local-gov",
+        "State-gov",
+        "Without-pay",
+        "Never-worked",
+    ),
+    "marital-status": (
+        "Married-civ-spouse",
+        "Never-married",
+        "Separated",
+        "Widowed",
+        "Married-spouse-absent",
+        "Married-AF-spouse",
+    ),
+    "occupation": (
+        "Tech-support",
+        "Craft-repair",
+        "Other-service",
+        "Sales",
+        "Exec-managerial",
+        "Prof-specialty",
+        "Handlers-cleaners",
+        "Machine-op-inspct",
+        "Adm-clerical",
+        "Farming-fishing",
+        "Transport-moving",
+        "Priv-house-serv",
+        "Protective-serv",
+        "Armed-Forces",
+    ),
     "relationship": ("Husband", "Not-in-family", "Own-child", "Unmarried", "Other-relative"),
     "race": ("White", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other"),
     "sex": ("Male",),
@@ -248,8 +331,14 @@ def read_uci_adult(data: str | Path, test: str | Path) -> pd.DataFrame:
     """``adult.data`` + ``adult.test`` (banner line skipped, labels without the trailing dot): 48,842 rows."""
     frames = []
     for path in (data, test):
-        frame = pd.read_csv(verified(path), header=None, names=ADULT_NAMES, skipinitialspace=True,
-                            skiprows=1 if Path(path).name == "adult.test" else 0, skip_blank_lines=True)
+        frame = pd.read_csv(
+            verified(path),
+            header=None,
+            names=ADULT_NAMES,
+            skipinitialspace=True,
+            skiprows=1 if Path(path).name == "adult.test" else 0,
+            skip_blank_lines=True,
+        )
         check_shape(f"{path} (UCI Adult)", frame.shape, (ADULT_ROWS[Path(path).name], len(ADULT_NAMES)))
         frames.append(frame)
     adult = pd.concat(frames, ignore_index=True)
@@ -258,7 +347,7 @@ def read_uci_adult(data: str | Path, test: str | Path) -> pd.DataFrame:
 
 
 def encode_adult_balanced(data: str | Path, test: str | Path, rng: np.random.Generator) -> Encoded:
-    """The BR stand-in: raw UCI Adult, class-balanced, 52 columns (so that d = 53 as BR's).
+    """Encode the BR stand-in: raw UCI Adult, class-balanced, 52 columns (so that d = 53 as BR's).
 
     All 11,687 rows with income > 50K plus as many rows drawn without replacement from the
     others (``rng``): 23,374 rows, 50 % positive (BR: 50.6 %). Columns: five numeric
@@ -283,7 +372,7 @@ def encode_adult_balanced(data: str | Path, test: str | Path, rng: np.random.Gen
 
 
 def encode_user_extract(path: str | Path, expected_shape: tuple = IPUMS_BR_SHAPE) -> Encoded:
-    """A user-supplied IPUMS extract (e.g. the BR set): whitespace-separated numbers, label last.
+    """Encode a user-supplied IPUMS extract (e.g. the BR set): whitespace-separated numbers, label last.
 
     The label column must have two distinct values; the larger is the positive class.
     """
@@ -313,14 +402,14 @@ def encode_lifesci(path: str | Path) -> Encoded:
 
 
 def bundled_image(name: str = IMAGE_NAME) -> np.ndarray:
-    """An RGB sample image shipped inside the scikit-learn wheel (no download), as uint8 ``(h, w, 3)``."""
+    """Return an RGB sample image shipped inside the scikit-learn wheel (no download), as uint8 ``(h, w, 3)``."""
     from sklearn.datasets import load_sample_image
 
     return load_sample_image(name)
 
 
 def encode_image_pixels(image: np.ndarray, rng: np.random.Generator, n_pixels: int = IMAGE_PIXELS) -> Encoded:
-    """The Image substitute: ``n_pixels`` RGB vectors drawn without replacement from ``image``.
+    """Encode the Image substitute: ``n_pixels`` RGB vectors drawn without replacement from ``image``.
 
     The public pixel range ``[0, 255]`` is declared, so scaling gives ``x/127.5 - 1`` (spec §6).
     """
@@ -337,9 +426,14 @@ def encode_image_pixels(image: np.ndarray, rng: np.random.Generator, n_pixels: i
 def save(data: TabularData, path: str | Path) -> Path:
     """Write ``data`` to a compressed ``.npz`` (no pickles)."""
     np.savez_compressed(
-        path, features=data.features, labels=np.array([]) if data.labels is None else data.labels,
-        has_labels=data.labels is not None, columns=np.array(data.columns), name=data.name,
-        source=data.source, substitute=data.substitute,
+        path,
+        features=data.features,
+        labels=np.array([]) if data.labels is None else data.labels,
+        has_labels=data.labels is not None,
+        columns=np.array(data.columns),
+        name=data.name,
+        source=data.source,
+        substitute=data.substitute,
     )
     return Path(path)
 
@@ -349,8 +443,14 @@ def load(path: str | Path) -> TabularData:
     with np.load(path, allow_pickle=False) as stored:
         features = stored["features"]
         labels = stored["labels"] if bool(stored["has_labels"]) else None
-        data = TabularData(str(stored["name"]), features, labels, tuple(str(c) for c in stored["columns"]),
-                           str(stored["source"]), str(stored["substitute"]))
+        data = TabularData(
+            str(stored["name"]),
+            features,
+            labels,
+            tuple(str(c) for c in stored["columns"]),
+            str(stored["source"]),
+            str(stored["substitute"]),
+        )
     if features.ndim != 2 or (labels is not None and labels.shape != (features.shape[0],)):
         raise DataShapeError(f"{path}: features {features.shape} and labels {None if labels is None else labels.shape}")
     if np.abs(features).max() > 1.0:

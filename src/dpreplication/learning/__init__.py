@@ -1,6 +1,9 @@
-"""Differentially private model fitting: PrivGene (a genetic algorithm with the enhanced
-exponential mechanism) and its baselines (functional mechanism, objective and output
-perturbation, sample-and-aggregate), the shared cross-validation protocol, DP-SGD teachers."""
+"""Differentially private model fitting.
+
+PrivGene (a genetic algorithm with the enhanced exponential mechanism) and its baselines
+(functional mechanism, objective and output perturbation, sample-and-aggregate), the shared
+cross-validation protocol, DP-SGD teachers.
+"""
 
 from dpreplication.exports import lazy_exports
 

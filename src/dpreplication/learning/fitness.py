@@ -140,7 +140,7 @@ class LinearFitness:
         return total
 
     def regulariser(self, candidates: np.ndarray) -> np.ndarray:
-        """The data-independent part ``h(ω)`` (a fresh array)."""
+        """Return the data-independent part ``h(ω)`` (a fresh array)."""
         return np.zeros(len(candidates))
 
 
@@ -184,6 +184,7 @@ class SVMFitness(LinearFitness):
         self.design *= self.labels[:, None]  # rows y·[x, 1], so that a product gives the margins y·z
 
     def regulariser(self, candidates: np.ndarray) -> np.ndarray:
+        """``h(ω) = -½‖α‖²`` for every candidate, the bias left out (a fresh array)."""
         return -0.5 * np.einsum("ij,ij->i", candidates[:, :-1], candidates[:, :-1])
 
     def _chunk_sum(self, margins: np.ndarray, start: int, stop: int) -> np.ndarray:
@@ -243,9 +244,11 @@ class KMeansFitness:
         return _score_unique(np.asarray(candidates, dtype=float), self._scores)
 
     def _scores(self, candidates: np.ndarray) -> np.ndarray:
-        """``min_i ‖t - c_i‖² = ‖t‖² + min_i (‖c_i‖² - 2 t·c_i)``: the centres are laid out centre
-        index first, so the minimum runs over contiguous slabs, and ``‖t‖²`` is added after it
-        (rounding is monotone, so the result is the same to the last bit)."""
+        """Score by ``min_i ‖t - c_i‖² = ‖t‖² + min_i (‖c_i‖² - 2 t·c_i)``, in row chunks.
+
+        The centres are laid out centre index first, so the minimum runs over contiguous slabs,
+        and ``‖t‖²`` is added after it (rounding is monotone, so the result is the same to the last bit).
+        """
         m = len(candidates)
         by_centre = candidates.reshape(m, self.k, self.block).transpose(1, 0, 2).reshape(-1, self.block)
         centre_norms = np.einsum("ij,ij->i", by_centre, by_centre)

@@ -44,8 +44,25 @@ def perturb_coefficients(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``M̃ = sym(M + Lap(Δ/ε)^{d×d})`` and ``b̃ = b + Lap(Δ/ε)^d`` with ``Δ = d²/4 + 3d``.
 
-    Guarantee: ε-DP (Laplace mechanism on the ``d² + d`` coefficients, L1
-    sensitivity ``Δ``); symmetrising ``(M̃ + M̃ᵀ)/2`` is post-processing.
+    Guarantee: ε-DP under replace-one neighbours (Laplace mechanism on the ``d² + d`` coefficients,
+    L1 sensitivity ``Δ``; paper Algorithm 1) when ``(M, b)`` come from :func:`taylor_coefficients` of
+    rows with ``x̃ ∈ [-1, 1]^d`` and ``y ∈ {0, 1}``; symmetrising ``(M̃ + M̃ᵀ)/2`` is post-processing.
+
+    Parameters
+    ----------
+    quadratic : numpy.ndarray, shape (d, d)
+        ``M``.
+    linear : numpy.ndarray, shape (d,)
+        ``b``.
+    epsilon : float, ε > 0 and finite
+        Privacy budget.
+    rng : numpy.random.Generator
+        Source of the Laplace noise.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(M̃, b̃)``.
     """
     d = linear.size
     sensitivity = functional_mechanism_sensitivity(d)
@@ -76,12 +93,33 @@ def fit_functional_mechanism(
     regularisation_factor: float = REGULARISATION_FACTOR,
     eigenvalue_floor: float = EIGENVALUE_FLOOR,
 ) -> np.ndarray:
-    """FM logistic regression (spec §3.3); ``y ∈ {0,1}``, returns ``ω`` with the bias last.
+    """FM logistic regression (Zhang et al., PVLDB 2012, Algorithm 1 on the Taylor-approximated loss; spec §3.3).
 
-    Adds ``regularisation_factor·√2·Δ/ε`` (5 × the Laplace standard deviation,
-    the authors' constant) to the diagonal of ``M̃`` before trimming.
-    Guarantee: ε-DP under replace-one neighbours (:func:`perturb_coefficients`);
-    everything after the noise is post-processing.
+    Adds ``regularisation_factor·√2·Δ/ε`` to the diagonal of ``M̃`` before trimming.
+    Guarantee: ε-DP under replace-one neighbours (:func:`perturb_coefficients`, sensitivity
+    ``Δ = d²/4 + 3d``) provided every row of ``X`` lies in ``[-1, 1]^{d-1}`` (not checked; the
+    labels are); ``n`` is public. Everything after the noise is post-processing (the ridge depends
+    only on ``ε`` and ``d``).
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (n, d - 1), entries in [-1, 1]
+        Features without a bias column.
+    y : numpy.ndarray, shape (n,), entries in {0, 1}
+        Labels.
+    epsilon : float, ε > 0 and finite
+        Privacy budget.
+    rng : numpy.random.Generator
+        Source of the Laplace noise.
+    regularisation_factor : float, ≥ 0
+        Ridge in Laplace standard deviations (5, the authors' constant).
+    eigenvalue_floor : float, ≥ 0
+        Eigenvalues of the ridged ``M̃`` at or below it are trimmed (:func:`quadratic_minimiser`).
+
+    Returns
+    -------
+    numpy.ndarray, shape (d,)
+        ``ω`` with the bias last.
 
     Examples
     --------

@@ -45,7 +45,39 @@ TRACE_COLUMNS = [
 class PrivGeneSettings:
     """Algorithm parameters (spec §2.6); every [inferred] choice of the spec is a field.
 
-    ``m_prime=None`` means the paper's pairing: 1 with EEM, 10 with EM.
+    Parameters
+    ----------
+    m : int, even, ≥ 2
+        Candidates per generation.
+    m_prime : int or None, m' ≥ 1
+        Size ``m'`` of the selected set; ``None`` means the paper's pairing: 1 with EEM, 10 with EM.
+    c : float, c > 0
+        Constant of ``r = max(1, round(c·n·ε/m'))``.
+    dampening : {"eem", "em"}
+        ``Δ = min(Δ1, Δ2)`` (EEM, Eq. 6) or ``Δ1`` (EM, Eq. 7).
+    selector : {"exponential_mechanism", "rnm_exp"}
+        How each ``DP_Select`` draw is made (:func:`dpreplication.mechanisms.enhanced_exponential.select`).
+    initial_scale : float, > 0
+        s₁ as a fraction of one coordinate's domain width [paper].
+    decay : float, in (0, 1]
+        ``s_{i+1} = decay · s_i``, 0.95 by default (spec §2.5: multiplicative reading).
+    schedule : {"multiplicative", "additive"}
+        Reading of the mutation-scale schedule (:func:`mutation_scales`).
+    mutate_bias : bool
+        [inferred] The bias is a mutable coordinate.
+    clip : bool
+        [inferred] Clip offspring to the domain.
+    constant_classifiers : int, ≥ 0
+        ``|Ω⁺| = |Ω⁻|`` (0 disables them, an ablation).
+    kmeans_mutation : {"centre", "coordinate"}
+        [inferred, Fig. 1] A k-means mutation moves every coordinate of one centre, or one coordinate.
+    distinct_parents : bool
+        [inferred] Two different parents when ``|Ω'| ≥ 2``.
+
+    Raises
+    ------
+    ValueError
+        If ``m`` is not an even number ≥ 2 or ``c ≤ 0``.
     """
 
     m: int = 200
@@ -53,16 +85,17 @@ class PrivGeneSettings:
     c: float = 1.25e-3
     dampening: Dampening = "eem"
     selector: Selector = "exponential_mechanism"
-    initial_scale: float = 0.05  # s₁ as a fraction of one coordinate's domain width [paper]
-    decay: float = 0.95  # s_{i+1} = 0.95 s_i (spec §2.5: multiplicative reading)
+    initial_scale: float = 0.05
+    decay: float = 0.95
     schedule: Literal["multiplicative", "additive"] = "multiplicative"
-    mutate_bias: bool = True  # [inferred] the bias is a mutable coordinate
-    clip: bool = True  # [inferred] clip offspring to the domain
-    constant_classifiers: int = 10  # |Ω⁺| = |Ω⁻| (0 disables them, an ablation)
-    kmeans_mutation: Literal["centre", "coordinate"] = "centre"  # [inferred, Fig. 1]
-    distinct_parents: bool = True  # [inferred] two different parents when |Ω'| ≥ 2
+    mutate_bias: bool = True
+    clip: bool = True
+    constant_classifiers: int = 10
+    kmeans_mutation: Literal["centre", "coordinate"] = "centre"
+    distinct_parents: bool = True
 
     def __post_init__(self):
+        """Check ``m`` and ``c``."""
         if self.m < 2 or self.m % 2:
             raise ValueError(f"m must be an even number ≥ 2, got {self.m}")
         if self.c <= 0:
@@ -78,14 +111,30 @@ class PrivGeneSettings:
 
 @dataclass
 class PrivGeneResult:
-    """The released vector and the per-iteration record (all of it ε-DP output or public)."""
+    """The released vector and the per-iteration record.
+
+    ``omega`` and ``selected`` are outputs of ``DP_Select`` (covered by the ε-DP guarantee), and so
+    are the trace's budget, mutation-scale, ``Δ1``, ``Δ2`` and ``Δ`` columns (functions of the public
+    candidate sets). ``selected_fitness_rank`` is computed from the exact fitness scores on the
+    training data: a non-private diagnostic, not to be released.
+
+    Parameters
+    ----------
+    omega : numpy.ndarray, shape (d,)
+        The released vector.
+    selected : numpy.ndarray, shape (r, d)
+        The first vector selected at each iteration.
+    trace : pandas.DataFrame
+        One row per iteration, columns :data:`TRACE_COLUMNS`.
+    """
 
     omega: np.ndarray
-    selected: np.ndarray  # (r, d): the first vector selected at each iteration
+    selected: np.ndarray
     trace: pd.DataFrame = field(repr=False)
 
     @property
     def iterations(self) -> int:
+        """Number ``r`` of iterations run."""
         return len(self.trace)
 
 
@@ -171,12 +220,40 @@ def privgene(
 ) -> PrivGeneResult:
     """Run PrivGene (Algorithm 1) on ``fitness`` (built from the training data) with budget ``ε``.
 
-    ``n_iterations`` overrides ``r`` (Figs 6–7 run EM with EEM's r); by default
-    ``r = iterations(c, n, ε, m')`` with ``n`` the number of training rows.
-    Returns the released vector, the vector selected at each iteration (for the
-    per-iteration test error of Figs 6–7) and the trace of ``Δ1``, ``Δ2``, the ``Δ``
-    used, the mutation scale and the budget of every ``DP_Select``.
-    Guarantee: ε-DP (module docstring).
+    Guarantee: ε-DP under replace-one neighbours by sequential composition over the ``r``
+    generations (paper Algorithm 1 and Lemma 1; module docstring): each ``DP_Select`` spends
+    ``ε/r`` (paper Theorem 1 for EEM, Lemma 2 for EM; ``ε/(r·k)`` per draw when it draws ``k``),
+    with ``Δ`` computed from the public candidate set; everything else is post-processing.
+    Conditional on the data lying in the domain that the fitness's Δ bounds assume (features in
+    ``[-1, 1]``, the task's labels), and for k-means on ``delta_factor = 2``
+    (:class:`~dpreplication.learning.fitness.KMeansFitness`).
+
+    Parameters
+    ----------
+    fitness : LogisticFitness, SVMFitness or KMeansFitness
+        The fitting function ``f(D, ω)`` on the training data (:mod:`dpreplication.learning.fitness`).
+    epsilon : float, ε > 0 and finite
+        Total privacy budget.
+    settings : PrivGeneSettings
+        Algorithm parameters.
+    rng : numpy.random.Generator
+        Source of all randomness (initial candidates, breeding, selections).
+    n_iterations : int or None, r ≥ 1
+        Overrides ``r`` (Figs 6–7 run EM with EEM's r); by default
+        ``r = iterations(c, n, ε, m')`` with ``n`` the number of training rows. The guarantee
+        holds for any ``r`` fixed independently of the data.
+
+    Returns
+    -------
+    PrivGeneResult
+        The released vector, the vector selected at each iteration (for the per-iteration test
+        error of Figs 6–7) and the trace of ``Δ1``, ``Δ2``, the ``Δ`` used, the mutation scale and
+        the budget of every ``DP_Select``.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not positive and finite or ``r < 1``.
 
     Examples
     --------

@@ -165,7 +165,10 @@ def huber_hinge(margin: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _smoothed_hinge_objective(signed: np.ndarray, loss_weight: float, mask: np.ndarray, h: float):
-    """``v ↦ (value, gradient, margins)`` of ``(½‖v_P‖² + loss_weight·Σ ℓ_h(m))/(loss_weight·n)``, ``m = signed @ v``."""
+    """Return ``v ↦ (value, gradient, margins)`` and the scale ``1/(loss_weight·n)``.
+
+    The objective is ``(½‖v_P‖² + loss_weight·Σ ℓ_h(m))/(loss_weight·n)``, ``m = signed @ v``.
+    """
     scale = 1.0 / (loss_weight * signed.shape[0])
 
     def evaluate(v):
@@ -297,7 +300,7 @@ def svm_cross_validation_errors(X, y_pm, folds, grid: Sequence[float] = SVM_C_GR
 
 
 def tune_svm_c(X, y_pm, folds, grid: Sequence[float] = SVM_C_GRID) -> float:
-    """The ``C`` of ``grid`` with the lowest mean CV misclassification (first one on ties), spec §3.1."""
+    """Return the ``C`` of ``grid`` with the lowest mean CV misclassification (first one on ties), spec §3.1."""
     return float(grid[int(np.argmin(svm_cross_validation_errors(X, y_pm, folds, grid)))])
 
 
@@ -310,7 +313,23 @@ def majority_classifier(y_train: np.ndarray, epsilon: float, rng: np.random.Gene
     ``c̃₁ = #{y = 1} + Lap(1/ε)``; returns 1 if ``c̃₁ > n/2`` else the negative
     label (-1 if ``y_train`` uses ±1 labels, else 0; or ``negative_label``).
     Guarantee: ε-DP under replace-one neighbours — the count has sensitivity 1
-    and ``n`` is public; the comparison is post-processing.
+    and ``n`` is public; the comparison is post-processing (Laplace mechanism, Dwork & Roth Thm 3.6).
+
+    Parameters
+    ----------
+    y_train : numpy.ndarray, shape (n,)
+        Training labels, {0, 1} or {-1, +1}.
+    epsilon : float, ε > 0 and finite
+        Privacy budget.
+    rng : numpy.random.Generator
+        Source of the Laplace noise.
+    negative_label : float or None
+        Label returned for the negative class; ``None``: inferred from ``y_train`` as above.
+
+    Returns
+    -------
+    float
+        The constant predicted label.
     """
     y_train = np.asarray(y_train, dtype=float)
     if negative_label is None:

@@ -46,7 +46,7 @@ class ErmCalibration:
 
 
 def erm_calibration(epsilon: float, n: int, regulariser: float, curvature: float) -> ErmCalibration:
-    """The ``(ε', Δ)`` branch of CMS 2011 Algorithm 2 (module docstring); ``Λ = regulariser``."""
+    """Return the ``(ε', Δ)`` branch of CMS 2011 Algorithm 2 (module docstring); ``Λ = regulariser``."""
     ratio = curvature / (n * regulariser)
     epsilon_prime = epsilon - 2.0 * np.log1p(ratio)
     if epsilon_prime > 0:
@@ -103,11 +103,46 @@ def fit_private_erm(
 ) -> np.ndarray:
     """PrivateERM (CMS 2011 Alg. 2) for LR (``loss="logistic"``) or the Huber SVM (``loss="huber"``).
 
-    ``regulariser`` Λ defaults to 1e-12 for LR (paper) and ``1/(C·n)`` with
-    ``C = 10`` for the Huber SVM (spec §3.4 [inferred]). Returns ``ω = f/√d``
-    (bias last) so that ``ωᵀ[x, 1] = fᵀx̃``.
-    Guarantee: ε-DP under replace-one neighbours (CMS 2011, Thm 9: ``‖x̃‖ ≤ 1``,
-    ``|y| = 1``, ``0 ≤ ℓ'' ≤ c``); raises rather than release an unconverged fit.
+    Guarantee: ε-DP under replace-one neighbours (CMS 2011, Theorem 9: ``‖x̃‖ ≤ 1``,
+    ``|y| = 1``, convex ``ℓ`` with ``0 ≤ ℓ'' ≤ c``), for the exact minimiser. ``|y| = 1`` is
+    checked; ``‖x̃‖ ≤ 1`` holds only if every row of ``X`` lies in ``[-1, 1]^{d-1}`` (not
+    checked). The L-BFGS solution is accepted at ``max |∇| ≤ 10·gtol``
+    (:func:`~dpreplication.learning.models.lbfgs_minimise`), not exactly the minimiser; the function
+    raises rather than release an unconverged fit.
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (n, d - 1), entries in [-1, 1]
+        Features without a bias column.
+    y_pm : numpy.ndarray, shape (n,), entries in {-1, +1}
+        Labels.
+    epsilon : float, ε > 0
+        Privacy budget.
+    rng : numpy.random.Generator
+        Source of the noise vector ``b``.
+    loss : {"logistic", "huber"}
+        LR or the Huber-smoothed hinge (SVM).
+    regulariser : float or None, Λ > 0
+        Λ; ``None``: 1e-12 for LR (paper) and ``1/(C·n)`` with ``C = 10`` for the Huber SVM
+        (spec §3.4 [inferred]).
+    huber_h : float, h > 0
+        Huber smoothing; sets ``c = 1/(2h)``.
+    gtol : float, > 0
+        L-BFGS tolerance on ``max |∇|`` (accepted at ``10·gtol``).
+    max_iter : int, ≥ 1
+        L-BFGS iteration limit.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d,)
+        ``ω = f/√d`` (bias last) so that ``ωᵀ[x, 1] = fᵀx̃``.
+
+    Raises
+    ------
+    ConvergenceError
+        If the minimiser does not converge (nothing is released).
+    ValueError
+        If ``loss`` is unknown or the labels are not ±1.
 
     Examples
     --------

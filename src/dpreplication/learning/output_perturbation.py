@@ -50,8 +50,27 @@ def privatise_svm_weights(
 ) -> np.ndarray:
     """Release ``w + Lap(λ)^d`` as ``ω = w̃/√d`` (bias last, so that ``ωᵀ[x,1] = w̃ᵀx̃``).
 
-    Guarantee: ε-DP under replace-one neighbours when ``weights`` is the exact
-    minimiser of :func:`fit_svm_weights` on ``n`` tuples with the same ``C``.
+    Guarantee: ε-DP under replace-one neighbours (Laplace mechanism at the L1 sensitivity
+    ``4·L·C·κ·√d/n`` of Rubinstein et al. 2012, spec §3.5) when ``weights`` is the exact minimiser of
+    :func:`fit_svm_weights` on ``n`` tuples with the same ``C``, features in ``[-1, 1]^{d-1}``.
+
+    Parameters
+    ----------
+    weights : numpy.ndarray, shape (d,)
+        ``w`` from :func:`fit_svm_weights`.
+    n : int, ≥ 1
+        Number of training tuples (public).
+    epsilon : float, ε > 0 and finite
+        Privacy budget.
+    rng : numpy.random.Generator
+        Source of the Laplace noise.
+    C : float, C > 0
+        The ``C`` of the fit.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d,)
+        ``ω = w̃/√d``.
     """
     d = weights.size
     noisy = laplace_mechanism(weights, epsilon, rng, private_svm_sensitivity(n, d, C))
@@ -62,6 +81,34 @@ def fit_private_svm(
     X: np.ndarray, y_pm: np.ndarray, epsilon: float, rng: np.random.Generator, C: float = PRIVATE_SVM_C
 ) -> np.ndarray:
     """PrivateSVM (spec §3.5): :func:`fit_svm_weights` then :func:`privatise_svm_weights`; ε-DP.
+
+    Guarantee: ε-DP under replace-one neighbours by output perturbation (Rubinstein et al. 2012;
+    module docstring), provided every row of ``X`` lies in ``[-1, 1]^{d-1}`` (so ``κ = 1``; not
+    checked) and the solver's ``w`` is the exact minimiser (the Newton solver stops at
+    ``max |∇| ≤ 1e-9`` on the normalised objective, and raises if it does not get there).
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (n, d - 1), entries in [-1, 1]
+        Features without a bias column.
+    y_pm : numpy.ndarray, shape (n,), entries in {-1, +1}
+        Labels.
+    epsilon : float, ε > 0 and finite
+        Privacy budget.
+    rng : numpy.random.Generator
+        Source of the Laplace noise.
+    C : float, C > 0
+        SVM loss weight (10 for every private SVM, spec §2.6).
+
+    Returns
+    -------
+    numpy.ndarray, shape (d,)
+        ``ω`` with the bias last.
+
+    Raises
+    ------
+    ConvergenceError
+        If the SVM solver does not converge (nothing is released).
 
     Examples
     --------

@@ -33,7 +33,7 @@ def fold_indices(n: int, n_folds: int, rng: np.random.Generator) -> list[tuple[n
 
 
 def repetition_folds(n: int, n_folds: int, seed: int, paper: str, dataset: str, repetition: int):
-    """The shared folds of one repetition: seeded by ``(paper, "folds", dataset, repetition)`` only."""
+    """Return the shared folds of one repetition: seeded by ``(paper, "folds", dataset, repetition)`` only."""
     return fold_indices(n, n_folds, seeding.generator(seed, paper, "folds", dataset, repetition))
 
 

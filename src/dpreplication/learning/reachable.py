@@ -34,8 +34,10 @@ def reach_radius(r: int, first: float, decay: float = 0.95, schedule: str = "mul
 
 
 def _loss(task: str, signed_or_labels: np.ndarray, features: np.ndarray, C: float, h: float):
-    """``w ↦ (value, gradient)`` of PrivGene's negative fitness per row (spec §2.7): LR
-    ``Σ softplus(z) - y·z``; SVM ``½‖α‖² + C·Σ ℓ_h(y·z)`` (Huber-smoothed hinge)."""
+    """Return ``w ↦ (value, gradient)`` of PrivGene's negative fitness per row (spec §2.7).
+
+    LR ``Σ softplus(z) - y·z``; SVM ``½‖α‖² + C·Σ ℓ_h(y·z)`` (Huber-smoothed hinge).
+    """
     n = features.shape[0]
 
     if task == "lr":
@@ -67,10 +69,10 @@ def fit_in_reachable_set(
     h: float = SMOOTHING_H,
     max_iter: int = 2000,
 ) -> np.ndarray:
-    """``argmin`` of PrivGene's loss (LR, or the SVM of Definition 2 with a Huber-smoothed hinge)
-    over ``K_ρ = {‖α‖₁ ≤ radius, ‖ω‖∞ ≤ bound}`` (module docstring); ``radius=None``: the box only.
+    """``argmin`` of PrivGene's loss over ``K_ρ = {‖α‖₁ ≤ radius, ‖ω‖∞ ≤ bound}`` (module docstring).
 
-    ``labels``: 0/1 for LR, ±1 for the SVM. Solved by SLSQP on ``α = α⁺ − α⁻`` (``α± ∈ [0, B]``,
+    The loss is LR's, or the SVM's of Definition 2 with a Huber-smoothed hinge; ``radius=None``:
+    the box only. ``labels``: 0/1 for LR, ±1 for the SVM. Solved by SLSQP on ``α = α⁺ − α⁻`` (``α± ∈ [0, B]``,
     ``Σ(α⁺ + α⁻) ≤ ρ``), which represents ``K_ρ`` exactly. Returns ``ω = (α, β)``, bias last.
     """
     X = with_bias(features)

@@ -34,7 +34,7 @@ def gupt_block_count(n: int) -> int:
 
 
 def gupt_partition(n: int, rng: np.random.Generator, n_blocks: int | None = None) -> list[np.ndarray]:
-    """A uniformly random partition of ``0..n-1`` into ``ℓ`` disjoint blocks of ``⌊n/ℓ⌋`` or ``⌈n/ℓ⌉`` indices."""
+    """Partition ``0..n-1`` uniformly at random into ``ℓ`` disjoint blocks of ``⌊n/ℓ⌋`` or ``⌈n/ℓ⌉`` indices."""
     return np.array_split(rng.permutation(n), gupt_block_count(n) if n_blocks is None else n_blocks)
 
 
@@ -83,15 +83,38 @@ def gupt_aggregate(
 ) -> np.ndarray:
     """Clamp the ``(ℓ, p)`` block outputs to ``[lo, hi]``, average, add ``Lap(p·(hi-lo)/(ℓ·φ·ε))`` per coordinate.
 
-    Guarantee: ``φ·ε``-DP (module docstring). ``ε = ∞`` returns the noiseless
+    Guarantee: ``φ·ε``-DP under replace-one neighbours (Laplace mechanism at L1 sensitivity
+    ``p·(hi - lo)/ℓ``; GUPT's sample-and-aggregate, spec §3.6), provided the rows of
+    ``outputs`` come from disjoint blocks chosen from the indices alone (:func:`gupt_partition`)
+    and each depends only on its own block. ``ε = ∞`` returns the noiseless
     mean (a non-private reference). The noisy output is not clamped (as in GUPT).
+
+    Parameters
+    ----------
+    outputs : numpy.ndarray, shape (ℓ, p)
+        One row of ``p`` outputs per block (:func:`block_outputs`).
+    value_range : tuple of float, (lo, hi) with lo < hi
+        Public clamping range of every output coordinate.
+    epsilon : float, ε > 0, or ``inf``
+        Privacy budget; ``inf`` disables the noise.
+    rng : numpy.random.Generator
+        Source of the Laplace noise.
+    eps_fraction : float, 0 < φ ≤ 1
+        Share ``φ`` of ``ε`` spent on the aggregation.
+
+    Returns
+    -------
+    numpy.ndarray, shape (p,)
+        The noisy mean of the clamped block outputs.
 
     Examples
     --------
     >>> import numpy as np
     >>> from dpreplication.learning import gupt_aggregate
     >>> block_outputs = np.full((50, 2), 0.5)  # 50 blocks agree on (0.5, 0.5)
-    >>> gupt_aggregate(block_outputs, value_range=(-1.0, 1.0), epsilon=1.0, rng=np.random.default_rng(0)).round(3).tolist()
+    >>> gupt_aggregate(
+    ...     block_outputs, value_range=(-1.0, 1.0), epsilon=1.0, rng=np.random.default_rng(0)
+    ... ).round(3).tolist()
     [0.526, 0.451]
     """
     outputs = np.asarray(outputs, dtype=float)

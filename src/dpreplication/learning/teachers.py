@@ -1,5 +1,7 @@
-"""Teacher ensembles for private prediction (DaRRM spec §3): a small CNN per disjoint data shard,
-trained with DP-SGD (Opacus) or without privacy, and their votes on the query images.
+"""Teacher ensembles for private prediction (DaRRM spec §3).
+
+A small CNN per disjoint data shard, trained with DP-SGD (Opacus) or without privacy, and their
+votes on the query images.
 
 DP-SGD (Abadi et al. 2016) through Opacus ``PrivacyEngine.make_private``: Poisson sampling at
 rate ``q = 1/⌈n/B⌉`` (Opacus' rate for a shard of ``n`` images and batch size ``B``), per-sample
@@ -48,6 +50,7 @@ class TeacherCNN(nn.Module):
         self.classifier = nn.Linear(32 * 7 * 7, N_CLASSES)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Class logits ``(n, 10)`` of images ``(n, 1, 28, 28)``."""
         return self.classifier(self.features(x).flatten(1))
 
 
@@ -55,7 +58,8 @@ def configure_torch(threads: int) -> torch.device:
     """Deterministic algorithms, ``threads`` intra-op threads; CUDA if available, else CPU.
 
     On CUDA, cuBLAS needs a fixed workspace to be deterministic; kernels without a deterministic
-    implementation warn instead of failing (GPU results are not compared bit for bit)."""
+    implementation warn instead of failing (GPU results are not compared bit for bit).
+    """
     cuda = torch.cuda.is_available()
     if cuda:
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
@@ -76,12 +80,15 @@ def poisson_sample_rate(shard_size: int, batch_size: int) -> float:
 
 @dataclass(frozen=True)
 class TrainingRecord:
-    """What a training run did. For DP-SGD, ``noise_multiplier``, ``max_grad_norm`` and
+    """What a training run did.
+
+    For DP-SGD, ``noise_multiplier``, ``max_grad_norm`` and
     ``sample_rate`` are read back from Opacus' optimiser and data loader after ``make_private``,
     and ``accountant_history`` is its accountant's ``(σ, q, steps)`` record: the accounting of the
     reported ε must use exactly these. ``poisson_rate`` is the inclusion probability of Opacus'
     batch sampler, ``expected_batch_size`` the divisor of the noisy gradient sum, and
-    ``accountant`` Opacus' own accountant of the run (for audits)."""
+    ``accountant`` Opacus' own accountant of the run (for audits).
+    """
 
     steps: int
     epochs: float
@@ -117,8 +124,51 @@ def train_private(
     device: torch.device,
     optimiser: str = "adam",
 ) -> tuple[nn.Module, TrainingRecord]:
-    """DP-SGD (``optimiser`` of :data:`OPTIMISERS` on the privatised gradient, cross-entropy) for
-    exactly ``steps`` Poisson-sampled steps (module docstring)."""
+    """Train a :class:`TeacherCNN` by DP-SGD for exactly ``steps`` Poisson-sampled steps (module docstring).
+
+    DP-SGD (Abadi et al. 2016, Algorithm 1) through Opacus: ``optimiser`` of :data:`OPTIMISERS`
+    on the privatised gradient, cross-entropy loss.
+    Guarantee: ``(ε, Δ)``-DP with respect to the shard, under add/remove-one neighbours (the
+    adjacency of the sampled-Gaussian RDP bound), with ``ε = dp_sgd_epsilon(σ, q, steps, Δ)``
+    (:func:`dpreplication.accounting.rdp.dp_sgd_epsilon`; Mironov, Talwar & Zhang 2019 and Balle
+    et al. 2020, Thm. 21) for any ``0 < Δ < 1`` and ``q = 1/⌈n/B⌉`` (:attr:`TrainingRecord.sample_rate`).
+    The function computes no ε: the caller accounts with the record's ``(σ, q, steps)``. The
+    guarantee is that of the idealised mechanism: ``secure_mode=False`` and a seeded noise
+    generator give floating-point, reproducible (not cryptographically secure) noise.
+
+    Parameters
+    ----------
+    images : numpy.ndarray, shape (n, 28, 28), dtype uint8
+        The shard's images.
+    labels : numpy.ndarray, shape (n,), entries in 0..9
+        Their classes.
+    steps : int, ≥ 0
+        Number of optimiser steps.
+    noise_multiplier : float, σ > 0
+        Noise standard deviation over the clipping norm.
+    max_grad_norm : float, C > 0
+        Per-sample gradient clipping norm.
+    learning_rate : float, > 0
+        Learning rate of the optimiser.
+    batch_size : int, B ≥ 1
+        Expected batch size; sets ``q = 1/⌈n/B⌉``.
+    seed : int
+        Seed of the weights, the Poisson sampling and (``seed + 1``) the DP noise.
+    device : torch.device
+        Where to train (:func:`configure_torch`).
+    optimiser : {"adam", "sgd"}
+        Key of :data:`OPTIMISERS`.
+
+    Returns
+    -------
+    tuple
+        ``(model, record)``: the trained module (unwrapped from Opacus) and its :class:`TrainingRecord`.
+
+    Raises
+    ------
+    RuntimeError
+        If Opacus' accountant counted a number of steps other than ``steps``.
+    """
     from opacus import PrivacyEngine
 
     noise_generator = _seed(seed, device)

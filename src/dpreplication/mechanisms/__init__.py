@@ -1,5 +1,11 @@
-"""Differentially private mechanisms: selection, additive noise, the enhanced exponential
-mechanism and private majority. Each function states its privacy guarantee in its docstring."""
+"""Differentially private mechanisms: selection, additive noise, the enhanced exponential mechanism, private majority.
+
+Each function states its privacy guarantee in its docstring and cites the equation, theorem or
+algorithm it implements: ε-DP for the selection mechanisms, the Laplace mechanism and the
+enhanced exponential mechanism; (ε, δ)-DP for the truncated Laplacian and the Gaussian noise;
+``(mε, δ)``-DP for DaRRM_γ when γ passes the privacy check; ``(λ, λ/σ²)``-RDP, hence
+(ε, δ)-DP, for GNMax.
+"""
 
 from dpreplication.exports import lazy_exports
 

@@ -86,12 +86,36 @@ _G_SERIES, _H_SERIES = _series_coefficients(_SERIES_TERMS)
 
 
 def amplitude_shape_g(r) -> np.ndarray:
-    """``g(r) = 1 - ln(1+r)/r`` so that ``V_up = (Δ/ε) g(r)`` (spec eq. 5); Taylor series for ``r < 0.1``."""
+    """``g(r) = 1 - ln(1+r)/r`` so that ``V_up = (Δ/ε) g(r)`` (spec eq. 5); Taylor series for ``r < 0.1``.
+
+    Parameters
+    ----------
+    r : float or array_like
+        ``r = (e^ε - 1)/(2δ) > 0``.
+
+    Returns
+    -------
+    float or ndarray
+        ``g(r) ∈ (0, 1)``.
+    """
     return _g_from_log_r(np.log(np.asarray(r, dtype=float)))[()]
 
 
 def power_shape_h(r) -> np.ndarray:
-    """``h(r) = 2 - (L² + 2L)/r``, ``L = ln(1+r)``, so that ``D_up = (Δ/ε)² h(r)`` (spec eq. 7); series for ``r < 0.1``."""
+    """``h(r) = 2 - (L² + 2L)/r``, ``L = ln(1+r)``, so that ``D_up = (Δ/ε)² h(r)`` (spec eq. 7).
+
+    Taylor series for ``r < 0.1``.
+
+    Parameters
+    ----------
+    r : float or array_like
+        ``r = (e^ε - 1)/(2δ) > 0``.
+
+    Returns
+    -------
+    float or ndarray
+        ``h(r) ∈ (0, 2)``.
+    """
     return _h_from_log_r(np.log(np.asarray(r, dtype=float)))[()]
 
 
@@ -121,7 +145,30 @@ class TruncatedLaplaceCalibration:
 
     ``scale = λ = Δ/ε``; ``bound = A = λ L``; ``normaliser = B = (½ + c)/λ``;
     ``log_r = ln r``, ``r = (e^ε - 1)/(2δ)``; ``c = δ/(e^ε - 1)``;
-    ``n = A/Δ = L/ε`` (spec §2 notation).
+    ``n = A/Δ = L/ε`` (spec §2 notation), with ``L = ln(1 + r)``. Built by
+    :func:`calibrate_truncated_laplace`; noise with these parameters makes ``q(D) + X``
+    (ε, δ)-DP (Theorem 1).
+
+    Parameters
+    ----------
+    epsilon : ndarray
+        Privacy budget, ε > 0.
+    delta : ndarray
+        Privacy parameter, 0 < δ < ½.
+    sensitivity : float
+        Sensitivity Δ > 0.
+    scale : ndarray
+        ``λ = Δ/ε``.
+    bound : ndarray
+        ``A = λ L > Δ``.
+    normaliser : ndarray
+        Density height ``B = (½ + c)/λ`` at 0.
+    log_r : ndarray
+        ``ln r``, ``r = (e^ε - 1)/(2δ)``.
+    c : ndarray
+        ``c = δ/(e^ε - 1) > 0``.
+    n : ndarray
+        ``n = A/Δ = L/ε > 1``.
     """
 
     epsilon: np.ndarray
@@ -136,11 +183,31 @@ class TruncatedLaplaceCalibration:
 
 
 def calibrate_truncated_laplace(epsilon, delta, sensitivity: float = 1.0) -> TruncatedLaplaceCalibration:
-    """Truncated Laplacian parameters of spec §2 (paper Def. 3), in log space.
+    """Compute the truncated Laplacian parameters of spec §2 (paper Def. 3), in log space.
 
     ``λ = Δ/ε``, ``A = (Δ/ε) ln(1 + (e^ε - 1)/(2δ))``,
     ``B = ε (e^ε - 1 + 2δ) / (2Δ (e^ε - 1)) = (½ + δ/(e^ε - 1)) / λ``.
     Valid range ``ε > 0``, ``0 < δ < ½`` (⇔ ``A > Δ``); ``ValueError`` otherwise.
+    Noise with these parameters is (ε, δ)-DP (Theorem 1).
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0 and finite; broadcast with ``delta``.
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½ (⇔ ``A > Δ``).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the query.
+
+    Returns
+    -------
+    TruncatedLaplaceCalibration
+        The Def. 3 quantities, arrays of the broadcast shape of ``epsilon`` and ``delta``.
+
+    Raises
+    ------
+    ValueError
+        If ``ε``, ``δ`` or Δ lies outside its range.
 
     Examples
     --------
@@ -170,12 +237,32 @@ def calibrate_truncated_laplace(epsilon, delta, sensitivity: float = 1.0) -> Tru
 
 
 def truncated_laplace_bound(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
-    """Support half-width ``A = (Δ/ε) ln(1 + (e^ε - 1)/(2δ))`` (Def. 3); equals diffprivlib's ``_noise_bound``."""
+    """Support half-width ``A = (Δ/ε) ln(1 + (e^ε - 1)/(2δ))`` (Def. 3); equals diffprivlib's ``_noise_bound``.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0 and finite; broadcast with ``delta``.
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½ (⇔ ``A > Δ``).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the query.
+    """
     return calibrate_truncated_laplace(epsilon, delta, sensitivity).bound[()]
 
 
 def truncated_laplace_normaliser(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
-    """Density height ``B = ε (e^ε - 1 + 2δ) / (2Δ (e^ε - 1))`` at 0 (Def. 3)."""
+    """Density height ``B = ε (e^ε - 1 + 2δ) / (2Δ (e^ε - 1))`` at 0 (Def. 3).
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0 and finite; broadcast with ``delta``.
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½ (⇔ ``A > Δ``).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the query.
+    """
     return calibrate_truncated_laplace(epsilon, delta, sensitivity).normaliser[()]
 
 
@@ -185,6 +272,15 @@ def truncated_laplace_amplitude(epsilon, delta, sensitivity: float = 1.0) -> np.
     ``r = (e^ε - 1)/(2δ)``; a 24-term Taylor series of ``g`` is used for
     ``r < 0.1`` (ε → 0), and ``L/r`` is formed as ``L e^{-ln r}`` so that
     ``δ → 0`` cannot overflow. Limits: ``Δ/ε`` (δ → 0), ``Δ/(4δ)`` (ε → 0).
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0 and finite; broadcast with ``delta``.
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½ (⇔ ``A > Δ``).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the query.
     """
     cal = calibrate_truncated_laplace(epsilon, delta, sensitivity)
     return (cal.scale * _g_from_log_r(cal.log_r))[()]
@@ -195,6 +291,15 @@ def truncated_laplace_power(epsilon, delta, sensitivity: float = 1.0) -> np.ndar
 
     Series for ``r < 0.1`` (the naive form is off by 8e-4 relative at
     ``ε = 1e-7, δ = 0.05``). Limits: ``2Δ²/ε²`` (δ → 0), ``Δ²/(12δ²)`` (ε → 0).
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0 and finite; broadcast with ``delta``.
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½ (⇔ ``A > Δ``).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the query.
     """
     cal = calibrate_truncated_laplace(epsilon, delta, sensitivity)
     return (cal.scale**2 * _h_from_log_r(cal.log_r))[()]
@@ -213,6 +318,15 @@ def truncated_laplace_pdf(x, scale, bound) -> np.ndarray:
     Parametrised by ``λ = scale`` and ``A = bound`` so that mis-calibrated
     variants can be audited; the calibrated mechanism uses
     :func:`calibrate_truncated_laplace`. Guarantee when calibrated: (ε, δ)-DP (Thm 1).
+
+    Parameters
+    ----------
+    x : float or array_like
+        Points at which to evaluate, any real.
+    scale : float or array_like
+        ``λ > 0`` (finite); ``Δ/ε`` when calibrated.
+    bound : float or array_like
+        Support half-width ``A > 0`` (finite); the calibrated ``A`` exceeds Δ.
     """
     lam, big_a = _shape(scale, bound)
     x = np.asarray(x, dtype=float)
@@ -225,6 +339,15 @@ def truncated_laplace_tail(x, scale, bound) -> np.ndarray:
 
     ``T(x) = Bλ e^{-x/λ} (1 - e^{-(A - x)/λ})`` on ``[0, A]`` (= ``(½ + c) e^{-εx/Δ} - c``
     when calibrated), 0 beyond ``A``; for ``x < 0`` returns ``1 - T(-x)``.
+
+    Parameters
+    ----------
+    x : float or array_like
+        Points at which to evaluate, any real.
+    scale : float or array_like
+        ``λ > 0`` (finite); ``Δ/ε`` when calibrated.
+    bound : float or array_like
+        Support half-width ``A > 0`` (finite); the calibrated ``A`` exceeds Δ.
     """
     lam, big_a = _shape(scale, bound)
     x = np.asarray(x, dtype=float)
@@ -235,18 +358,38 @@ def truncated_laplace_tail(x, scale, bound) -> np.ndarray:
 
 
 def truncated_laplace_cdf(x, scale, bound) -> np.ndarray:
-    """CDF ``F(x) = T(-x)`` for ``x ≤ 0`` and ``1 - T(x)`` for ``x > 0`` (spec §2)."""
+    """CDF ``F(x) = T(-x)`` for ``x ≤ 0`` and ``1 - T(x)`` for ``x > 0`` (spec §2).
+
+    Parameters
+    ----------
+    x : float or array_like
+        Points at which to evaluate, any real.
+    scale : float or array_like
+        ``λ > 0`` (finite); ``Δ/ε`` when calibrated.
+    bound : float or array_like
+        Support half-width ``A > 0`` (finite); the calibrated ``A`` exceeds Δ.
+    """
     lam, big_a = _shape(scale, bound)
     x = np.asarray(x, dtype=float)
     return truncated_laplace_tail(-x, lam, big_a)
 
 
 def truncated_laplace_quantile(p, scale, bound) -> np.ndarray:
-    """Inverse CDF: ``F^{-1}(p) = sign(p - ½) · y`` with ``y = -λ ln(e^{-A/λ} + 2q(1 - e^{-A/λ}))``, ``q = min(p, 1-p)``.
+    """Inverse CDF of the truncated Laplacian: ``F^{-1}(p) = sign(p - ½) · y`` (spec §2).
 
+    ``y = -λ ln(e^{-A/λ} + 2q(1 - e^{-A/λ}))``, ``q = min(p, 1-p)``.
     Equivalent to the spec §2 sampler ``Y = -λ ln(1 - U(1 - e^{-A/λ}))`` with
     ``U = 1 - 2q``; the ``log1p`` form is used when ``y`` is small. Always
     ``|F^{-1}(p)| ≤ A``.
+
+    Parameters
+    ----------
+    p : float or array_like
+        Probabilities, 0 ≤ p ≤ 1 (``ValueError`` otherwise).
+    scale : float or array_like
+        ``λ > 0`` (finite); ``Δ/ε`` when calibrated.
+    bound : float or array_like
+        Support half-width ``A > 0`` (finite); the calibrated ``A`` exceeds Δ.
     """
     lam, big_a = _shape(scale, bound)
     p = np.asarray(p, dtype=float)
@@ -265,7 +408,27 @@ def truncated_laplace_quantile(p, scale, bound) -> np.ndarray:
 
 
 def sample_truncated_laplace(rng: np.random.Generator, scale, bound, size) -> np.ndarray:
-    """Exact draws ``F^{-1}(U)``, ``U ~ Unif[0, 1)`` from ``rng`` (spec §2 sampler)."""
+    """Exact draws ``F^{-1}(U)``, ``U ~ Unif[0, 1)`` from ``rng`` (spec §2 sampler).
+
+    Guarantee: with ``λ = Δ/ε`` and ``A`` from :func:`calibrate_truncated_laplace`, adding one draw
+    to a query of sensitivity Δ is (ε, δ)-DP for ``0 < δ < ½`` (Theorem 1, Definition 3).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of the uniforms.
+    scale : float or array_like
+        ``λ > 0`` (finite); ``Δ/ε`` when calibrated.
+    bound : float or array_like
+        Support half-width ``A > 0`` (finite); the calibrated ``A`` exceeds Δ.
+    size : int or tuple of int
+        Shape of the draws (as for ``Generator.random``); broadcast with ``scale`` and ``bound``.
+
+    Returns
+    -------
+    ndarray
+        Draws in ``[-A, A]``.
+    """
     return truncated_laplace_quantile(rng.random(size), scale, bound)
 
 
@@ -273,6 +436,28 @@ def truncated_laplace_mechanism(
     value, epsilon: float, delta: float, rng: np.random.Generator, sensitivity: float = 1.0
 ):
     """Release ``value + X``, X truncated Laplacian: (ε, δ)-DP for ``0 < δ < ½`` (Thm 1, tight at ``|d| = Δ``).
+
+    Guarantee: (ε, δ)-DP for a scalar query of sensitivity Δ (Theorem 1 of Geng et al., noise of
+    Definition 3). Every entry of an array ``value`` gets independent noise, so each entry is
+    released (ε, δ)-DP; entries that change together between neighbours compose.
+
+    Parameters
+    ----------
+    value : float or array_like
+        The query answer ``q(D)``, any shape.
+    epsilon : float
+        Privacy budget, ε > 0.
+    delta : float
+        Privacy parameter, 0 < δ < ½.
+    rng : numpy.random.Generator
+        Source of the noise.
+    sensitivity : float
+        Sensitivity Δ > 0 of each entry of the query.
+
+    Returns
+    -------
+    float or ndarray
+        ``value + X``, of ``value``'s shape.
 
     Examples
     --------
@@ -306,6 +491,22 @@ def truncated_laplace_hockey_stick(epsilon_prime, shift, scale, bound) -> np.nda
     ``t > (ε' - s)/2``. Everything is multiplied by ``Bλ = 1/(2(1 - e^{-a}))``.
     Calibrated: ``H_ε(d) = δ (e^{ε|d|/Δ} - 1)/(e^ε - 1)`` for ``|d| ≤ Δ``, and
     ``H_{ε'}(Δ) = δ`` for every ``ε' ≥ ε`` (flat profile).
+
+    Parameters
+    ----------
+    epsilon_prime : float or array_like
+        ``ε' ≥ 0`` (``ValueError`` otherwise).
+    shift : float or array_like
+        Shift ``d`` between neighbouring query answers, any real (only ``|d|`` enters).
+    scale : float or array_like
+        ``λ > 0`` (finite); ``Δ/ε`` when calibrated.
+    bound : float or array_like
+        Support half-width ``A > 0`` (finite); the calibrated ``A`` exceeds Δ.
+
+    Returns
+    -------
+    float or ndarray
+        ``H_{ε'}(d) ∈ [0, 1]``, broadcast over the arguments.
     """
     lam, big_a = _shape(scale, bound)
     eps_prime = np.asarray(epsilon_prime, dtype=float)
@@ -332,7 +533,22 @@ def truncated_laplace_hockey_stick(epsilon_prime, shift, scale, bound) -> np.nda
 
 
 def truncated_laplace_privacy_profile(epsilon_prime, epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
-    """``δ(ε') = H_{ε'}(Δ)`` of the mechanism calibrated to ``(ε, δ)``: ``= δ`` for all ``ε' ≥ ε`` (spec §3, E5)."""
+    """``δ(ε') = H_{ε'}(Δ)`` of the mechanism calibrated to ``(ε, δ)``: ``= δ`` for all ``ε' ≥ ε`` (spec §3, E5).
+
+    The hockey-stick at the full shift ``|d| = Δ``; spec Lemma 1 takes its supremum over ``|d| ≤ Δ``
+    for (ε', δ')-DP.
+
+    Parameters
+    ----------
+    epsilon_prime : float or array_like
+        ``ε' ≥ 0`` at which to evaluate the profile.
+    epsilon : float or array_like
+        Calibration budget, ε > 0.
+    delta : float or array_like
+        Calibration parameter, 0 < δ < ½.
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the query.
+    """
     cal = calibrate_truncated_laplace(epsilon, delta, sensitivity)
     return truncated_laplace_hockey_stick(epsilon_prime, cal.sensitivity, cal.scale, cal.bound)
 
@@ -344,6 +560,21 @@ def log_gaussian_hockey_stick(epsilon_prime, shift, sigma) -> np.ndarray:
     evaluated as ``ln Φ(a) + ln(1 - e^{ε' + ln Φ(b) - ln Φ(a)})`` (spec §7).
     Returns ``-inf`` where rounding makes the exponent ≥ 0 (δ below float
     resolution of ``Φ(a)``). ``shift`` must be non-zero.
+
+    Parameters
+    ----------
+    epsilon_prime : float or array_like
+        ``ε'``, real (``ε' ≥ 0`` in DP use).
+    shift : float or array_like
+        Shift ``d ≠ 0`` (finite) between neighbouring query answers; only ``|d|`` enters.
+    sigma : float or array_like
+        Noise standard deviation σ > 0 (finite).
+
+    Returns
+    -------
+    float or ndarray
+        ``ln H_{ε'}(d)``; at ``d = Δ`` this is the ``ln δ`` for which ``N(0, σ²)`` noise is
+        ``(ε', δ)``-DP (Theorem 8).
     """
     eps_prime = np.asarray(epsilon_prime, dtype=float)
     d = _positive_finite("|shift|", np.abs(np.asarray(shift, dtype=float)))
@@ -357,12 +588,35 @@ def log_gaussian_hockey_stick(epsilon_prime, shift, sigma) -> np.ndarray:
 
 
 def gaussian_privacy_profile(epsilon_prime, sigma, sensitivity: float = 1.0) -> np.ndarray:
-    """``δ(ε') = Φ(Δ/(2σ) - ε'σ/Δ) - e^{ε'} Φ(-Δ/(2σ) - ε'σ/Δ)``: the exact privacy profile of ``N(0, σ²)``."""
+    """``δ(ε') = Φ(Δ/(2σ) - ε'σ/Δ) - e^{ε'} Φ(-Δ/(2σ) - ε'σ/Δ)``: the exact privacy profile of ``N(0, σ²)``.
+
+    ``N(0, σ²)`` noise on a query of L2 sensitivity Δ is ``(ε', δ(ε'))``-DP for every ``ε' ≥ 0``
+    (Balle & Wang 2018, Theorem 8).
+
+    Parameters
+    ----------
+    epsilon_prime : float or array_like
+        ``ε'``, real (``ε' ≥ 0`` in DP use).
+    sigma : float or array_like
+        Noise standard deviation σ > 0 (finite).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the query.
+    """
     return np.exp(log_gaussian_hockey_stick(epsilon_prime, _sensitivity(sensitivity), sigma))[()]
 
 
 def laplace_privacy_profile(epsilon_prime, epsilon, sensitivity: float = 1.0) -> np.ndarray:
-    """``δ(ε') = max(0, 1 - e^{(ε' - ε)/2})`` of ``Laplace(Δ/ε)`` at shift Δ (ε-DP: ``δ(ε) = 0``)."""
+    """``δ(ε') = max(0, 1 - e^{(ε' - ε)/2})`` of ``Laplace(Δ/ε)`` at shift Δ (ε-DP: ``δ(ε) = 0``).
+
+    Parameters
+    ----------
+    epsilon_prime : float or array_like
+        ``ε'``, real (``ε' ≥ 0`` in DP use).
+    epsilon : float or array_like
+        Budget of the Laplace mechanism, ε > 0 (finite; ``ValueError`` otherwise).
+    sensitivity : float
+        Sensitivity Δ; accepted for a uniform signature but unused: the profile does not depend on Δ.
+    """
     eps = _positive_finite("epsilon", epsilon)
     eps_prime = np.asarray(epsilon_prime, dtype=float)
     return np.maximum(0.0, -np.expm1(np.minimum(eps_prime - eps, 0.0) / 2.0))[()]
@@ -378,6 +632,28 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity: float = 1.0, iterations
     at ``ε' = ε``, ``d = Δ``; strictly decreasing in σ) by bisection on
     ``ln(σ/Δ) ∈ [-40, 40]``, vectorised over broadcast ``ε``, ``δ`` arrays:
     64 halvings reach float resolution. Valid for ``ε > 0``, ``0 < δ < 1``.
+    ``N(0, σ²)`` noise with this σ is (ε, δ)-DP (Theorem 8).
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0 and finite; broadcast with ``delta``.
+    delta : float or array_like
+        Privacy parameter, 0 < δ < 1.
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the query.
+    iterations : int
+        Number of bisection halvings, ``iterations ≥ 0``; 64 reach float resolution.
+
+    Returns
+    -------
+    float or ndarray
+        σ, a numpy scalar for scalar input.
+
+    Raises
+    ------
+    ValueError
+        If ``ε``, ``δ`` or Δ lies outside its range.
 
     Examples
     --------
@@ -405,7 +681,21 @@ def analytic_gaussian_sigma_algorithm1(epsilon: float, delta: float, sensitivity
     ``B⁺(v) = Φ(√(εv)) - e^ε Φ(-√(ε(v+2)))``, ``α = √(1 + v*/2) - √(v*/2)``;
     else ``u* = inf{u ≥ 0: B⁻(u) ≤ δ}``, ``B⁻(u) = Φ(-√(εu)) - e^ε Φ(-√(ε(u+2)))``,
     ``α = √(1 + u*/2) + √(u*/2)``. Root by doubling a bracket then ``brentq``;
-    ``σ = αΔ/√(2ε)``.
+    ``σ = αΔ/√(2ε)``. ``N(0, σ²)`` noise with this σ is (ε, δ)-DP (Theorem 8).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy budget, ε > 0 (a scalar).
+    delta : float
+        Privacy parameter, 0 < δ < 1 (a scalar).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the query.
+
+    Returns
+    -------
+    float
+        σ.
     """
     eps, dlt = (float(v) for v in _privacy_parameters(epsilon, delta, delta_max=1.0))
     sens = _sensitivity(sensitivity)
@@ -439,6 +729,15 @@ def classic_gaussian_sigma(epsilon, delta, sensitivity: float = 1.0) -> np.ndarr
 
     Evaluated for any ``ε > 0``, ``0 < δ < 1``; callers must restrict to ``ε < 1``.
 
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0; the guarantee needs ε < 1.
+    delta : float or array_like
+        Privacy parameter, 0 < δ < 1.
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the query.
+
     Examples
     --------
     >>> from dpreplication.mechanisms import classic_gaussian_sigma
@@ -450,28 +749,66 @@ def classic_gaussian_sigma(epsilon, delta, sensitivity: float = 1.0) -> np.ndarr
 
 
 def gaussian_amplitude(sigma) -> np.ndarray:
-    """``E|X| = σ √(2/π)`` for ``X ~ N(0, σ²)``."""
+    """``E|X| = σ √(2/π)`` for ``X ~ N(0, σ²)``.
+
+    Parameters
+    ----------
+    sigma : float or array_like
+        Standard deviation σ ≥ 0.
+    """
     return (np.asarray(sigma, dtype=float) * np.sqrt(2.0 / np.pi))[()]
 
 
 def gaussian_power(sigma) -> np.ndarray:
-    """``E X² = σ²`` for ``X ~ N(0, σ²)``."""
+    """``E X² = σ²`` for ``X ~ N(0, σ²)``.
+
+    Parameters
+    ----------
+    sigma : float or array_like
+        Standard deviation σ ≥ 0.
+    """
     return (np.asarray(sigma, dtype=float) ** 2)[()]
 
 
 def gaussian_pdf(x, sigma) -> np.ndarray:
-    """Density ``e^{-x²/(2σ²)} / (σ √(2π))`` of the Gaussian noise ``N(0, σ²)``."""
+    """Density ``e^{-x²/(2σ²)} / (σ √(2π))`` of the Gaussian noise ``N(0, σ²)``.
+
+    With σ from :func:`analytic_gaussian_sigma` the noise is (ε, δ)-DP (Balle & Wang 2018, Theorem 8).
+
+    Parameters
+    ----------
+    x : float or array_like
+        Points at which to evaluate, any real.
+    sigma : float
+        Standard deviation σ > 0 (a scalar).
+    """
     x, sigma = np.asarray(x, dtype=float), float(sigma)
     return (np.exp(-0.5 * (x / sigma) ** 2) / (sigma * np.sqrt(2.0 * np.pi)))[()]
 
 
 def laplace_scale(epsilon, sensitivity: float = 1.0) -> np.ndarray:
-    """Scale ``b = Δ/ε`` of the Laplace mechanism: ε-DP (δ = 0)."""
+    """Scale ``b = Δ/ε`` of the Laplace mechanism: ε-DP (δ = 0; Dwork & Roth, Theorem 3.6).
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0 (finite; ``ValueError`` otherwise).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the query.
+    """
     return (_sensitivity(sensitivity) / _positive_finite("epsilon", epsilon))[()]
 
 
 def laplace_pdf(x, scale) -> np.ndarray:
-    """Density ``e^{-|x|/b} / (2b)`` of the Laplace noise with scale ``b`` (``b = Δ/ε``: ε-DP)."""
+    """Density ``e^{-|x|/b} / (2b)`` of the Laplace noise with scale ``b`` (``b = Δ/ε``: ε-DP).
+
+    Parameters
+    ----------
+    x : float or array_like
+        Points at which to evaluate, any real.
+    scale : float
+        Scale ``b > 0`` (a scalar).
+    """
     x, scale = np.asarray(x, dtype=float), float(scale)
     return (np.exp(-np.abs(x) / scale) / (2.0 * scale))[()]
 
@@ -480,7 +817,23 @@ def laplace_mechanism(value, epsilon: float, rng: np.random.Generator, sensitivi
     """Release ``value + Lap(Δ/ε)`` independently per coordinate.
 
     Guarantee: ε-DP when ``Δ`` bounds the L1 norm ``‖q(D) - q(D')‖₁`` of the
-    change of the whole vector ``value`` between neighbours (Dwork & Roth, Thm 3.6).
+    change of the whole vector ``value`` between neighbours (Dwork & Roth, Theorem 3.6).
+
+    Parameters
+    ----------
+    value : float or array_like
+        The query answer ``q(D)``, any shape.
+    epsilon : float
+        Privacy budget, ε > 0 (finite; ``ValueError`` otherwise).
+    rng : numpy.random.Generator
+        Source of the noise.
+    sensitivity : float
+        L1 sensitivity Δ > 0 (finite) of the whole vector ``value``.
+
+    Returns
+    -------
+    float or ndarray
+        ``value + Lap(Δ/ε)``, of ``value``'s shape.
 
     Examples
     --------
@@ -494,10 +847,26 @@ def laplace_mechanism(value, epsilon: float, rng: np.random.Generator, sensitivi
 
 
 def laplace_amplitude(epsilon, sensitivity: float = 1.0) -> np.ndarray:
-    """``E|X| = Δ/ε`` of ``Laplace(Δ/ε)`` (ε-DP)."""
+    """``E|X| = Δ/ε`` of ``Laplace(Δ/ε)`` (ε-DP).
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0 (finite).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the query.
+    """
     return laplace_scale(epsilon, sensitivity)
 
 
 def laplace_power(epsilon, sensitivity: float = 1.0) -> np.ndarray:
-    """``E X² = 2Δ²/ε²`` of ``Laplace(Δ/ε)`` (ε-DP)."""
+    """``E X² = 2Δ²/ε²`` of ``Laplace(Δ/ε)`` (ε-DP).
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0 (finite).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the query.
+    """
     return (2.0 * np.asarray(laplace_scale(epsilon, sensitivity)) ** 2)[()]

@@ -112,12 +112,34 @@ def _lower_bound_terms(epsilon, delta, sensitivity):
 
 
 def amplitude_upper_bound(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
-    """``V_up = (Δ/ε)[1 - (2δ/(e^ε - 1)) ln(1 + (e^ε - 1)/(2δ))]`` (eq. 5, Thm 2): E|X| of the truncated Laplacian."""
+    """``V_up = (Δ/ε)[1 - (2δ/(e^ε - 1)) ln(1 + (e^ε - 1)/(2δ))]`` (eq. 5, Thm 2).
+
+    ``E|X|`` of the (ε, δ)-DP truncated Laplacian.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0; broadcast with ``delta``.
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
+    sensitivity : float
+        Sensitivity Δ > 0 of the query.
+    """
     return truncated_laplace_amplitude(epsilon, delta, sensitivity)
 
 
 def power_upper_bound(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
-    """``D_up = 2λ² - (2δ/(e^ε - 1))(A² + 2λA)`` (eq. 7, Thm 3): E X² of the truncated Laplacian."""
+    """``D_up = 2λ² - (2δ/(e^ε - 1))(A² + 2λA)`` (eq. 7, Thm 3): E X² of the truncated Laplacian.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0; broadcast with ``delta``.
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
+    sensitivity : float
+        Sensitivity Δ > 0 of the query.
+    """
     return truncated_laplace_power(epsilon, delta, sensitivity)
 
 
@@ -125,6 +147,15 @@ def amplitude_upper_bound_joint_limit(epsilon, delta, sensitivity: float = 1.0) 
     """Eq. (6), reconstructed: ``V_up ≈ (Δ/ε)[1 - (2δ/ε) ln(1 + ε/(2δ))]`` as ``(ε, δ) → (0, 0)``.
 
     ``= Θ(min(Δ/ε, Δ/δ))``; relative error 3e-5 at ``ε = 1e-3, δ = 1e-5``.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        ε > 0; the approximation is for small ε.
+    delta : float or array_like
+        δ > 0; the approximation is for small δ.
+    sensitivity : float
+        Sensitivity Δ > 0 of the query.
     """
     eps = np.asarray(epsilon, dtype=float)
     ratio = eps / (2.0 * np.asarray(delta, dtype=float))
@@ -138,6 +169,15 @@ def amplitude_lower_bound(epsilon, delta, sensitivity: float = 1.0) -> np.ndarra
     paper's verbatim eq. (11); it shares the limits of Thm 6. If ``n`` is an
     integer, ``V_up - V_low = Δ(1/ε - 1/(e^ε - 1))`` exactly. Valid for
     ``ε > 0``, ``0 < δ < ½``.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0; broadcast with ``delta``.
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
+    sensitivity : float
+        Sensitivity Δ > 0 of the query.
     """
     cal, eps, c, n, m, w, s0, s1 = _lower_bound_terms(epsilon, delta, sensitivity)
     scale = 2.0 * cal.sensitivity
@@ -152,6 +192,15 @@ def power_lower_bound(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
 
     ``S₀ = Σ_{j≤m} e^{-jε}``, ``S₁ = Σ_{j≤m} j e^{-jε}``. **Reconstructed**
     (spec §5), not the paper's verbatim eq. (12); shares the limits of Thm 7.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0; broadcast with ``delta``.
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
+    sensitivity : float
+        Sensitivity Δ > 0 of the query.
     """
     cal, eps, c, n, m, w, s0, s1 = _lower_bound_terms(epsilon, delta, sensitivity)
     scale = 2.0 * cal.sensitivity**2
@@ -167,34 +216,78 @@ def power_lower_bound(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
 
 
 def amplitude_bound_ratio(epsilon, delta) -> np.ndarray:
-    """``V_low/V_up`` (Δ-free); → 1 in every regime of Thm 6 except ``δ → 0`` at fixed ε."""
+    """``V_low/V_up`` (Δ-free); → 1 in every regime of Thm 6 except ``δ → 0`` at fixed ε.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0; broadcast with ``delta``.
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
+    """
     return (amplitude_lower_bound(epsilon, delta) / amplitude_upper_bound(epsilon, delta))[()]
 
 
 def power_bound_ratio(epsilon, delta) -> np.ndarray:
-    """``D_low/D_up`` (Δ-free); → 1 in the regimes of Thm 7."""
+    """``D_low/D_up`` (Δ-free); → 1 in the regimes of Thm 7.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0; broadcast with ``delta``.
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
+    """
     return (power_lower_bound(epsilon, delta) / power_upper_bound(epsilon, delta))[()]
 
 
 def amplitude_lower_bound_small_delta_limit(epsilon, sensitivity: float = 1.0) -> np.ndarray:
-    """Thm 6.1: ``V_low → Δ/(e^ε - 1)`` as ``δ → 0`` (while ``V_up → Δ/ε``)."""
+    """Thm 6.1: ``V_low → Δ/(e^ε - 1)`` as ``δ → 0`` (while ``V_up → Δ/ε``).
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0.
+    sensitivity : float
+        Sensitivity Δ > 0 of the query.
+    """
     return (float(sensitivity) / np.expm1(np.asarray(epsilon, dtype=float)))[()]
 
 
 def power_lower_bound_small_delta_limit(epsilon, sensitivity: float = 1.0) -> np.ndarray:
-    """Thm 7.1: ``D_low → Δ²(e^ε + 1)/(e^ε - 1)²`` as ``δ → 0`` (while ``D_up → 2Δ²/ε²``)."""
+    """Thm 7.1: ``D_low → Δ²(e^ε + 1)/(e^ε - 1)²`` as ``δ → 0`` (while ``D_up → 2Δ²/ε²``).
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0.
+    sensitivity : float
+        Sensitivity Δ > 0 of the query.
+    """
     eps = np.asarray(epsilon, dtype=float)
     return (float(sensitivity) ** 2 * (np.exp(eps) + 1.0) / np.expm1(eps) ** 2)[()]
 
 
 def amplitude_ratio_small_delta_limit(epsilon) -> np.ndarray:
-    """Thm 6.1: ``V_low/V_up → ε/(e^ε - 1)`` as ``δ → 0`` (→ 1 as ε → 0)."""
+    """Thm 6.1: ``V_low/V_up → ε/(e^ε - 1)`` as ``δ → 0`` (→ 1 as ε → 0).
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0.
+    """
     eps = np.asarray(epsilon, dtype=float)
     return (eps / np.expm1(eps))[()]
 
 
 def power_ratio_small_delta_limit(epsilon) -> np.ndarray:
-    """Thm 7.1: ``D_low/D_up → ε²(e^ε + 1)/(2(e^ε - 1)²)`` as ``δ → 0`` (→ 1 as ε → 0)."""
+    """Thm 7.1: ``D_low/D_up → ε²(e^ε + 1)/(2(e^ε - 1)²)`` as ``δ → 0`` (→ 1 as ε → 0).
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0.
+    """
     eps = np.asarray(epsilon, dtype=float)
     return (eps**2 * (np.exp(eps) + 1.0) / (2.0 * np.expm1(eps) ** 2))[()]
 
@@ -203,6 +296,13 @@ def amplitude_lower_bound_small_epsilon_limit(delta, sensitivity: float = 1.0) -
     """Thm 6.2: ``lim_{ε→0} V_low = 2Δδ(mn - m(m+1)/2)``, ``n = 1/(2δ)``, ``m = ⌊n⌋``.
 
     Equals ``Δ/(4δ) - Δ/2`` when ``1/(2δ)`` is an integer (the spec's statement).
+
+    Parameters
+    ----------
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½.
+    sensitivity : float
+        Sensitivity Δ > 0 of the query.
     """
     dlt = np.asarray(delta, dtype=float)
     n = 0.5 / dlt
@@ -214,6 +314,13 @@ def power_lower_bound_small_epsilon_limit(delta, sensitivity: float = 1.0) -> np
     """Thm 7.2: ``lim_{ε→0} D_low = 2Δ²δ Σ_{j≤m} (2j - 1)(n - j)``, ``n = 1/(2δ)``.
 
     Equals ``Δ²(2n - 1)(n - 1)/6`` when ``n`` is an integer (the spec's statement).
+
+    Parameters
+    ----------
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½.
+    sensitivity : float
+        Sensitivity Δ > 0 of the query.
     """
     dlt = np.asarray(delta, dtype=float)
     n = 0.5 / dlt
@@ -223,20 +330,46 @@ def power_lower_bound_small_epsilon_limit(delta, sensitivity: float = 1.0) -> np
 
 
 def amplitude_ratio_small_epsilon_limit(delta) -> np.ndarray:
-    """Thm 6.2: ``V_low/V_up → 1 - 2δ`` as ``ε → 0`` (exact when ``1/(2δ)`` is an integer)."""
+    """Thm 6.2: ``V_low/V_up → 1 - 2δ`` as ``ε → 0`` (exact when ``1/(2δ)`` is an integer).
+
+    Parameters
+    ----------
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½.
+    """
     return (1.0 - 2.0 * np.asarray(delta, dtype=float))[()]
 
 
 def power_ratio_small_epsilon_limit(delta) -> np.ndarray:
-    """Thm 7.2: ``D_low/D_up → (1 - δ)(1 - 2δ)`` as ``ε → 0`` (exact when ``1/(2δ)`` is an integer)."""
+    """Thm 7.2: ``D_low/D_up → (1 - δ)(1 - 2δ)`` as ``ε → 0`` (exact when ``1/(2δ)`` is an integer).
+
+    Parameters
+    ----------
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½.
+    """
     dlt = np.asarray(delta, dtype=float)
     return ((1.0 - dlt) * (1.0 - 2.0 * dlt))[()]
 
 
 def floor_n_crossings(delta: float, epsilon_range: tuple[float, float]) -> list[tuple[int, float]]:
-    """``(k, ε_k)`` for each integer ``k`` that ``n(ε) = (1/ε) ln(1 + (e^ε − 1)/(2δ))`` crosses on
-    ``epsilon_range``: there ``m = ⌊n⌋`` steps from ``k`` to ``k − 1``, so the reconstructed lower
-    bounds (eqs. 11*, 12*) are continuous but not smooth in ε. ``ε_k`` by Brent's method to 1e-14."""
+    """``(k, ε_k)`` for each integer ``k`` that ``n(ε) = (1/ε) ln(1 + (e^ε − 1)/(2δ))`` crosses on ``epsilon_range``.
+
+    There ``m = ⌊n⌋`` steps from ``k`` to ``k − 1``, so the reconstructed lower
+    bounds (eqs. 11*, 12*) are continuous but not smooth in ε. ``ε_k`` by Brent's method to 1e-14.
+
+    Parameters
+    ----------
+    delta : float
+        Privacy parameter, 0 < δ < ½.
+    epsilon_range : tuple of float
+        ``(lo, hi)`` with ``0 < lo < hi``.
+
+    Returns
+    -------
+    list of tuple of (int, float)
+        ``(k, ε_k)`` in increasing ``k``; empty if ``⌊n⌋`` is constant on the range.
+    """
     lo, hi = (float(e) for e in epsilon_range)
 
     def n_of(epsilon):

@@ -39,6 +39,22 @@ Dampening = Literal["eem", "em"]
 def dampening_factor(delta1: float, delta2: float, rule: Dampening = "eem") -> float:
     """``Δ`` used by a selection: ``min(Δ1, Δ2)`` for EEM (Eq. 6), ``Δ1`` for EM (Eq. 7).
 
+    With either rule the selection is ε-DP (Theorem 1; Lemma 2 for EM).
+
+    Parameters
+    ----------
+    delta1 : float
+        ``Δ1 ≥ 0`` of Eq. 7 (Lemma 2).
+    delta2 : float
+        ``Δ2 ≥ 0`` of Eq. 8 (Lemma 3).
+    rule : {"eem", "em"}
+        EEM (``min(Δ1, Δ2)``) or the ordinary exponential mechanism (``Δ1``); ``ValueError`` otherwise.
+
+    Returns
+    -------
+    float
+        The dampening factor Δ.
+
     Examples
     --------
     >>> from dpreplication.mechanisms import dampening_factor
@@ -57,6 +73,16 @@ def exact_dampening(tuple_scores) -> tuple[float, float]:
 
     ``Δ1 = 2 max_ω (max_t q - min_t q)``; ``Δ2 = 2 max_t (max_ω q - min_ω q)``.
     Paper Example 1 (``T = {0..10}``, ``Ω = {6, 7, 8}``, ``q = -(t - ω)²``): 128 and 56.
+
+    Parameters
+    ----------
+    tuple_scores : array_like of shape (|T|, |Ω|)
+        Finite ``q[t, ω]``: rows the tuples ``t`` of the domain, columns the candidates ``ω``.
+
+    Returns
+    -------
+    tuple of float
+        ``(Δ1, Δ2)``, both ≥ 0.
     """
     q = np.asarray(tuple_scores, dtype=float)
     return 2.0 * float(np.ptp(q, axis=0).max()), 2.0 * float(np.ptp(q, axis=1).max())
@@ -68,6 +94,16 @@ def tight_dampening(tuple_scores) -> float:
     The largest range of a score change ``q(t,·) - q(t',·)``; ``exp(ε f/Δ*)`` is still
     ε-DP (the proof of Lemma 3 needs exactly this). Enumeration over a finite domain,
     ``O(|T|² |Ω|)``.
+
+    Parameters
+    ----------
+    tuple_scores : array_like of shape (|T|, |Ω|)
+        Finite ``q[t, ω]``: rows the tuples ``t`` of the domain, columns the candidates ``ω``.
+
+    Returns
+    -------
+    float
+        ``Δ* ≥ 0``.
     """
     q = np.asarray(tuple_scores, dtype=float)
     return float(max(np.ptp(q[t] - q, axis=1).max() for t in range(len(q))))
@@ -77,6 +113,23 @@ def selection_pmf(scores, epsilon: float, dampening: float, selector: Selector =
     """Exact output distribution of one selection with budget ``ε`` and dampening ``Δ``.
 
     EM: ``softmax(ε f/Δ)``; RNM-Exp: the permute-and-flip pmf at sensitivity ``Δ/2``.
+    Paper Eq. 3/5; the selection is ε-DP when ``Δ ≥ min(Δ1, Δ2)`` of the candidate set (Theorem 1).
+
+    Parameters
+    ----------
+    scores : array_like of shape (m,)
+        Finite scores ``f(D, ω)`` of the ``m ≥ 1`` candidates.
+    epsilon : float
+        Privacy budget, ε > 0 (finite).
+    dampening : float
+        Dampening factor Δ > 0 (finite): ``min(Δ1, Δ2)`` for EEM, ``Δ1`` for EM (Eqs. 6, 7).
+    selector : {"exponential_mechanism", "rnm_exp"}
+        The exponential mechanism (Gumbel-max) or report-noisy-max with exponential noise.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        Selection probabilities, summing to 1.
 
     Examples
     --------
@@ -99,12 +152,33 @@ def select(
     rng: np.random.Generator,
     selector: Selector = "exponential_mechanism",
 ) -> np.ndarray:
-    """Indices of ``k`` candidates drawn without replacement, each draw with budget ``ε/k`` (Algorithm 2).
+    """Draw ``k`` candidate indices without replacement, each draw with budget ``ε/k`` (Algorithm 2).
 
     Each draw is ``argmax_i (f_i + b·N_i)`` over the remaining candidates, ``b = Δk/ε``,
     ``N`` standard Gumbel (EM, ``P ∝ exp((ε/k) f/Δ)``) or exponential (RNM-Exp). For the
     Gumbel selector, this sequential peeling has the law of Gumbel-top-k (spec §2.2).
-    Guarantee: ε-DP whenever ``Δ ≥ min(Δ1, Δ2)`` of the candidate set (module docstring).
+    Guarantee: ε-DP whenever ``Δ ≥ min(Δ1, Δ2)`` of the candidate set (module docstring;
+    Theorem 1 per draw, sequential composition over the ``k`` draws).
+
+    Parameters
+    ----------
+    scores : array_like of shape (m,)
+        Finite scores ``f(D, ω)`` of the ``m ≥ 1`` candidates.
+    epsilon : float
+        Total privacy budget, ε > 0 (finite); each draw spends ``ε/k``.
+    dampening : float
+        Dampening factor Δ > 0 (finite): ``min(Δ1, Δ2)`` for EEM, ``Δ1`` for EM (Eqs. 6, 7).
+    k : int
+        Number of candidates to select, ``1 ≤ k ≤ m`` (``ValueError`` otherwise).
+    rng : numpy.random.Generator
+        Source of the Gumbel or exponential noise.
+    selector : {"exponential_mechanism", "rnm_exp"}
+        The exponential mechanism (Gumbel-max) or report-noisy-max with exponential noise.
+
+    Returns
+    -------
+    ndarray of int64, shape (k,)
+        Distinct candidate indices in the order drawn.
 
     Examples
     --------
@@ -135,7 +209,26 @@ def privacy_loss(
     """``max_ω |log P_D(ω) - log P_D'(ω)|`` over outputs and over a batch of neighbours (exact pmfs).
 
     ``scores``: ``f(D, ·)``, shape ``(m,)``; ``neighbour_scores``: ``f(D', ·)`` for each
-    neighbour ``D'``, shape ``(..., m)``. ε-DP of one selection means the result is ≤ ε.
+    neighbour ``D'``, shape ``(..., m)``. ε-DP of one selection means the result is ≤ ε
+    (Theorem 1: at most ε when ``Δ ≥ min(Δ1, Δ2)``).
+
+    Parameters
+    ----------
+    scores : array_like of shape (m,)
+        Finite scores ``f(D, ·)``.
+    neighbour_scores : array_like of shape (..., m)
+        Finite scores ``f(D', ·)`` of one or more neighbours ``D'``.
+    epsilon : float
+        Privacy budget, ε > 0 (finite).
+    dampening : float
+        Dampening factor Δ > 0 (finite): ``min(Δ1, Δ2)`` for EEM, ``Δ1`` for EM (Eqs. 6, 7).
+    selector : {"exponential_mechanism", "rnm_exp"}
+        The exponential mechanism (Gumbel-max) or report-noisy-max with exponential noise.
+
+    Returns
+    -------
+    float
+        The largest absolute log-ratio of the selection probabilities.
     """
     base = np.log(selection_pmf(scores, epsilon, dampening, selector))
     rows = np.asarray(neighbour_scores, dtype=float).reshape(-1, base.size)

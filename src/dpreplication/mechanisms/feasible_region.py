@@ -29,6 +29,18 @@ def feasible_region_vertices(epsilon: float, Delta: float = 0.0) -> np.ndarray:
 
     Order: ``(0,0)``, ``(1,1)``, ``v5 = ((e^ε+Δ)/(1+e^ε), (1−Δ)/(1+e^ε))``, ``v6`` (its mirror
     image), then for ``Δ > 0`` also ``(Δ,0)``, ``(0,Δ)``, ``(1,1−Δ)``, ``(1−Δ,1)``.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε ≥ 0 of each binary mechanism.
+    Delta : float
+        Δ of each binary mechanism, ``0 ≤ Δ ≤ 1``.
+
+    Returns
+    -------
+    ndarray of shape (V, 2)
+        The ``V = 4`` (Δ = 0) or ``V = 8`` (Δ > 0) vertices.
     """
     e = np.exp(epsilon)
     v5 = ((e + Delta) / (1 + e), (1 - Delta) / (1 + e))
@@ -39,7 +51,22 @@ def feasible_region_vertices(epsilon: float, Delta: float = 0.0) -> np.ndarray:
 
 
 def feasible_interval(p, epsilon: float, Delta: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    """``[lo, hi]`` of the ``p'`` with ``(p, p') ∈ F``: the four DP inequalities of spec §1.1."""
+    """``[lo, hi]`` of the ``p'`` with ``(p, p') ∈ F``: the four DP inequalities of spec §1.1.
+
+    Parameters
+    ----------
+    p : float or array_like
+        ``Pr[M(D) = 1] ∈ [0, 1]``.
+    epsilon : float
+        ε ≥ 0 of each binary mechanism.
+    Delta : float
+        Δ of each binary mechanism, ``0 ≤ Δ ≤ 1``.
+
+    Returns
+    -------
+    tuple of ndarray
+        ``(lo, hi)``, each of ``p``'s shape.
+    """
     p = np.asarray(p, dtype=float)
     e = np.exp(epsilon)
     lo = np.maximum.reduce([np.zeros_like(p), (p - Delta) / e, 1.0 - e * (1.0 - p) - Delta])
@@ -48,7 +75,20 @@ def feasible_interval(p, epsilon: float, Delta: float = 0.0) -> tuple[np.ndarray
 
 
 def feasible_region_boundaries(epsilon: float, Delta: float = 0.0) -> dict[str, tuple[str, Callable]]:
-    """The four DP boundary lines of F as ``p' = b(p)``, labelled (a)–(d) in the spec's order."""
+    """Return the four DP boundary lines of F as ``p' = b(p)``, labelled (a)–(d) in the spec's order.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε ≥ 0 of each binary mechanism.
+    Delta : float
+        Δ of each binary mechanism, ``0 ≤ Δ ≤ 1``.
+
+    Returns
+    -------
+    dict of str to tuple of (str, callable)
+        ``label → (equation, b)`` (spec §1.1); ``b`` maps ``p`` to ``p'``.
+    """
     e = np.exp(epsilon)
     return {
         "(a)": ("p = e^eps p' + Delta", lambda p: (p - Delta) / e),
@@ -72,6 +112,30 @@ def sample_feasible_pairs(
     A fraction ``1 − near_vertex_fraction`` of the rows is drawn with ``p ∼ U[0,1]`` and ``p'``
     uniform on its feasible interval; the rest are ``v + t(u − v)`` for a random vertex ``v``,
     a random feasible point ``u`` and ``t ∼ U[0, near_vertex_radius]`` (F is convex).
+    Not a mechanism: test points of F, the region of one ``(ε, Δ)``-DP binary mechanism (spec
+    §1.1), at which DaRRM_γ's ``(mε, δ)``-DP condition (App. C.1) is checked.
+
+    Parameters
+    ----------
+    n : int
+        Number of rows, ``n ≥ 0``.
+    K : int
+        Number of mechanisms per row, ``K ≥ 1``.
+    epsilon : float
+        ε ≥ 0 of each binary mechanism.
+    Delta : float
+        Δ of each binary mechanism, ``0 ≤ Δ ≤ 1``.
+    rng : numpy.random.Generator
+        Source of the points.
+    near_vertex_fraction : float
+        Expected fraction of rows drawn near a vertex, in ``[0, 1]``.
+    near_vertex_radius : float
+        Largest ``t``, in ``[0, 1]`` (then the points stay in F by convexity).
+
+    Returns
+    -------
+    tuple of ndarray
+        ``(p, p')``, each of shape ``(n, K)``.
     """
     p = rng.random((n, K))
     lo, hi = feasible_interval(p, epsilon, Delta)
@@ -96,7 +160,29 @@ class VertexMultisets:
     multisets are stored as *states* (counts of the other vertices, total ``s ≤ K``) with their
     pmfs, plus the number ``n11 ∈ 0..K−s`` of mechanisms at ``(1,1)``; the rest sit at ``(0,0)``.
     Row ``(state, n11)`` has ``α_l = state_alpha[l − n11]``. Built by adding one Bernoulli at a
-    time (count-based build, spec §1.4 pitfall 2): cost O(#states · K).
+    time (count-based build, spec §1.4 pitfall 2): cost O(#states · K). Construct with
+    :func:`vertex_multisets`.
+
+    Parameters
+    ----------
+    K : int
+        Number of mechanisms, odd, ``K ≥ 1``.
+    epsilon : float
+        ε ≥ 0 of each mechanism.
+    Delta : float
+        Δ of each mechanism, ``0 ≤ Δ ≤ 1``.
+    vertices : ndarray of shape (V, 2)
+        The vertices of F (:func:`feasible_region_vertices`), ``(0,0)`` and ``(1,1)`` first.
+    state_counts : ndarray of int, shape (n_states, V − 2)
+        Per state, how many mechanisms sit at each vertex other than ``(0,0)`` and ``(1,1)``.
+    state_alpha : ndarray of shape (n_states, K + 1)
+        Vote-count pmf on ``D`` of each state's mechanisms.
+    state_alpha_prime : ndarray of shape (n_states, K + 1)
+        The same on ``D'``.
+    row_state : ndarray of int, shape (n_rows,)
+        The state of each row.
+    row_shift : ndarray of int, shape (n_rows,)
+        ``n11`` of each row, ``0 ≤ n11 ≤ K − s``.
     """
 
     K: int
@@ -115,14 +201,26 @@ class VertexMultisets:
         return int(self.row_state.size)
 
     def counts(self, rows=slice(None)) -> np.ndarray:
-        """Vertex counts ``(n_rows, V)`` in the order of ``vertices``."""
+        """Vertex counts ``(n_rows, V)`` in the order of ``vertices``.
+
+        Parameters
+        ----------
+        rows : slice or array_like of int
+            The rows to return.
+        """
         state, shift = self.row_state[rows], self.row_shift[rows]
         free = self.state_counts[state]
         n00 = self.K - free.sum(axis=1) - shift
         return np.column_stack([n00, shift, free])
 
     def pmfs(self, rows=slice(None)) -> tuple[np.ndarray, np.ndarray]:
-        """``(α, α')`` of the selected rows, each ``(n, K+1)``."""
+        """``(α, α')`` of the selected rows, each ``(n, K+1)``.
+
+        Parameters
+        ----------
+        rows : slice or array_like of int
+            The rows to return.
+        """
         state, shift = self.row_state[rows], self.row_shift[rows]
         index = np.arange(self.K + 1)[None, :] - shift[:, None]
         valid = index >= 0
@@ -132,7 +230,13 @@ class VertexMultisets:
         return alpha, alpha_prime
 
     def chunks(self, max_cells: int = 1 << 21):
-        """Yield ``(slice, α, α')`` over all rows in memory-bounded chunks."""
+        """Yield ``(slice, α, α')`` over all rows in memory-bounded chunks.
+
+        Parameters
+        ----------
+        max_cells : int
+            Most pmf entries per chunk, ``max_cells ≥ 1`` (a chunk has at least one row).
+        """
         for start, stop in row_chunks(self.n_rows, self.K + 1, max_cells):
             rows = slice(start, stop)
             yield (rows, *self.pmfs(rows))
@@ -171,6 +275,20 @@ def vertex_multisets(K: int, epsilon: float, Delta: float = 0.0) -> VertexMultis
     """All ``C(K+V−1, V−1)`` vertex multisets of F^K with their pmfs (Lemma 5.1 reduction).
 
     Cached per ``(K, ε, Δ)``: the pmfs do not depend on the budget ``m``.
+
+    Parameters
+    ----------
+    K : int
+        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
+    epsilon : float
+        ε ≥ 0 of each binary mechanism.
+    Delta : float
+        Δ of each binary mechanism, ``0 ≤ Δ ≤ 1``.
+
+    Returns
+    -------
+    VertexMultisets
+        Read-only arrays; ``n_rows = C(K+V−1, V−1)``.
     """
     K = validate_ensemble_size(K)
     vertices = feasible_region_vertices(epsilon, Delta)
@@ -190,13 +308,31 @@ def vertex_multisets(K: int, epsilon: float, Delta: float = 0.0) -> VertexMultis
 
 
 def number_of_vertex_multisets(K: int, Delta: float) -> int:
-    """``C(K+7, 7)`` if ``Δ > 0`` else ``C(K+3, 3)`` (spec §1.4)."""
+    """``C(K+7, 7)`` if ``Δ > 0`` else ``C(K+3, 3)`` (spec §1.4).
+
+    Parameters
+    ----------
+    K : int
+        Number of mechanisms, ``K ≥ 0``.
+    Delta : float
+        Δ ≥ 0 of each mechanism (only whether ``Δ > 0`` matters).
+    """
     n_vertices = 8 if Delta > 0 else 4
     return int(special.comb(K + n_vertices - 1, n_vertices - 1, exact=True))
 
 
 def privacy_budget(m: float, epsilon: float, delta: float) -> float:
-    """Right-hand side ``e^{mε} − 1 + 2δ`` of the DP condition ``f ≤ ·`` (spec §1.1)."""
+    """Right-hand side ``e^{mε} − 1 + 2δ`` of the DP condition ``f ≤ ·`` (spec §1.1).
+
+    Parameters
+    ----------
+    m : float
+        Budget multiple, ``m > 0``: the target is ``(mε, δ)``-DP.
+    epsilon : float
+        ε ≥ 0 of each mechanism.
+    delta : float
+        Target δ, ``0 ≤ δ < 1``.
+    """
     return float(np.expm1(m * epsilon) + 2.0 * delta)
 
 
@@ -204,6 +340,24 @@ def privacy_cost(gamma, alpha, alpha_prime, m: float, epsilon: float) -> np.ndar
     """``f(p, p'; γ) = Σ_l s_l (α_l − e^{mε} α'_l) γ(l)`` (App. C.1) for rows of pmfs.
 
     Valid for any (also asymmetric) γ. The output-0 condition is ``−f ≤ e^{mε} − 1 + 2δ``.
+
+    Parameters
+    ----------
+    gamma : array_like of shape (K + 1,)
+        ``γ(0..K)``, each in ``[0, 1]``; ``K`` odd.
+    alpha : array_like of shape (..., K + 1)
+        Vote-count pmfs on ``D``.
+    alpha_prime : array_like of shape (..., K + 1)
+        Vote-count pmfs on ``D'``.
+    m : float
+        Budget multiple, ``m > 0``: the target is ``(mε, δ)``-DP.
+    epsilon : float
+        ε ≥ 0 of each mechanism.
+
+    Returns
+    -------
+    ndarray of shape (...)
+        ``f`` per row.
     """
     alpha = np.asarray(alpha, dtype=float)
     weights = majority_signs(alpha.shape[-1] - 1) * np.asarray(gamma, dtype=float)
@@ -214,6 +368,22 @@ def folded_constraint_rows(alpha, alpha_prime, m: float, epsilon: float) -> np.n
     """Rows of the LP on ``x = γ((K+1)/2..K)``: ``R_j = r_l + r_{K−l}`` with ``r_l = s_l(α_l − e^{mε}α'_l)``.
 
     For symmetric γ, ``f = R · x`` (spec §1.4, "folding").
+
+    Parameters
+    ----------
+    alpha : array_like of shape (..., K + 1)
+        Vote-count pmfs on ``D``; ``K`` odd.
+    alpha_prime : array_like of shape (..., K + 1)
+        Vote-count pmfs on ``D'``.
+    m : float
+        Budget multiple, ``m > 0``: the target is ``(mε, δ)``-DP.
+    epsilon : float
+        ε ≥ 0 of each mechanism.
+
+    Returns
+    -------
+    ndarray of shape (..., (K + 1)/2)
+        The rows ``R``.
     """
     difference = np.asarray(alpha) - np.exp(m * epsilon) * np.asarray(alpha_prime)
     half = difference.shape[-1] // 2

@@ -44,26 +44,56 @@ from dpreplication.numerics import row_chunks
 
 
 def validate_ensemble_size(K: int) -> int:
-    """Return ``K`` as an int; DaRRM needs an odd number of mechanisms (no majority ties)."""
+    """Return ``K`` as an int; DaRRM needs an odd number of mechanisms (no majority ties).
+
+    Parameters
+    ----------
+    K : int
+        Number of mechanisms: an odd integer ``K ≥ 1`` (an integral float passes);
+        ``ValueError`` otherwise.
+    """
     if int(K) != K or K < 1 or K % 2 == 0:
         raise ValueError(f"K must be a positive odd integer, got {K}")
     return int(K)
 
 
 def majority_signs(K: int) -> np.ndarray:
-    """``s_l = +1`` for ``l > K/2`` and ``−1`` for ``l < K/2``, ``l = 0..K``."""
+    """``s_l = +1`` for ``l > K/2`` and ``−1`` for ``l < K/2``, ``l = 0..K``.
+
+    Parameters
+    ----------
+    K : int
+        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
+
+    Returns
+    -------
+    ndarray of shape (K + 1,)
+        The signs ``s_l`` (spec §1.1).
+    """
     K = validate_ensemble_size(K)
     return np.where(np.arange(K + 1) > K / 2, 1.0, -1.0)
 
 
 def symmetric_gamma(upper_half) -> np.ndarray:
-    """Full ``γ(0..K)`` from its upper half ``γ((K+1)/2..K)`` using ``γ(l) = γ(K − l)``."""
+    """Full ``γ(0..K)`` from its upper half ``γ((K+1)/2..K)`` using ``γ(l) = γ(K − l)``.
+
+    Parameters
+    ----------
+    upper_half : array_like of shape ((K + 1)/2,)
+        ``γ((K+1)/2..K)``, each in ``[0, 1]``.
+    """
     x = np.asarray(upper_half, dtype=float)
     return np.concatenate([x[::-1], x])
 
 
 def gamma_upper_half(gamma) -> np.ndarray:
-    """``γ((K+1)/2..K)`` of a full ``γ(0..K)``."""
+    """``γ((K+1)/2..K)`` of a full ``γ(0..K)``.
+
+    Parameters
+    ----------
+    gamma : array_like of shape (K + 1,)
+        ``γ(0..K)``, each in ``[0, 1]``; ``K`` odd.
+    """
     g = np.asarray(gamma, dtype=float)
     return g[g.size // 2 :]
 
@@ -74,6 +104,15 @@ def composed_delta(m: int, Delta: float, composition: str = "general") -> float:
     ``"general"``: ``1 − (1 − Δ)^m`` (the ``i = 0`` term of Kairouz et al.'s optimal
     composition, which the paper's simulations use as target δ [C]); ``"simple"``: ``mΔ``
     (what the authors' code uses; numerically almost identical).
+
+    Parameters
+    ----------
+    m : int
+        Number of composed mechanisms, ``m ≥ 0``.
+    Delta : float
+        δ of each mechanism, ``0 ≤ Δ ≤ 1``.
+    composition : {"general", "simple"}
+        The formula; ``ValueError`` otherwise.
     """
     if composition == "general":
         return float(-np.expm1(m * np.log1p(-Delta)))
@@ -86,7 +125,18 @@ def poisson_binomial_pmf(p) -> np.ndarray:
     """Pmf of ``Σ_i Bernoulli(p_i)`` along the last axis: shape ``(..., K)`` → ``(..., K+1)``.
 
     Stable recursion ``α^{(k)}_l = (1 − p_k) α^{(k−1)}_l + p_k α^{(k−1)}_{l−1}`` (sums of
-    non-negative terms; no DFT round-off, entries never negative).
+    non-negative terms; no DFT round-off, entries never negative). The vote-count pmf ``α`` of
+    spec §1.1.
+
+    Parameters
+    ----------
+    p : array_like of shape (..., K)
+        Success probabilities ``p_i ∈ [0, 1]``.
+
+    Returns
+    -------
+    ndarray of shape (..., K + 1)
+        ``α_l = Pr[L = l]``.
     """
     p = np.asarray(p, dtype=float)
     K = p.shape[-1]
@@ -101,7 +151,23 @@ def poisson_binomial_pmf(p) -> np.ndarray:
 
 
 def darrm_probability_one(gamma, alpha) -> np.ndarray:
-    """``Pr[DaRRM_γ = 1] = ½ + ½ Σ_l s_l α_l γ(l)`` for vote-count pmfs ``alpha`` (..., K+1)."""
+    """``Pr[DaRRM_γ = 1] = ½ + ½ Σ_l s_l α_l γ(l)`` for vote-count pmfs ``alpha`` (..., K+1).
+
+    The output distribution of DaRRM_γ (Algorithm 1, spec §1.1), ``(mε, δ)``-DP when γ passes
+    :func:`dpreplication.accounting.privacy_verifier.verify_privacy`.
+
+    Parameters
+    ----------
+    gamma : array_like of shape (K + 1,)
+        ``γ(0..K)``, each in ``[0, 1]``; ``K`` odd.
+    alpha : array_like of shape (..., K + 1)
+        Vote-count pmfs ``α_l``; ``K`` odd.
+
+    Returns
+    -------
+    ndarray of shape (...)
+        ``Pr[DaRRM_γ = 1]`` per pmf.
+    """
     alpha = np.asarray(alpha, dtype=float)
     gamma = np.asarray(gamma, dtype=float)
     s = majority_signs(alpha.shape[-1] - 1)
@@ -109,7 +175,13 @@ def darrm_probability_one(gamma, alpha) -> np.ndarray:
 
 
 def majority_probability_one(alpha) -> np.ndarray:
-    """``Pr[g(S) = 1] = Σ_{l > K/2} α_l`` (the non-private majority)."""
+    """``Pr[g(S) = 1] = Σ_{l > K/2} α_l`` (the non-private majority).
+
+    Parameters
+    ----------
+    alpha : array_like of shape (..., K + 1)
+        Vote-count pmfs ``α_l``; ``K`` odd.
+    """
     alpha = np.asarray(alpha, dtype=float)
     K = alpha.shape[-1] - 1
     return alpha[..., (K + 1) // 2 :].sum(axis=-1)
@@ -124,6 +196,20 @@ def sample_darrm(votes, gamma, rng: np.random.Generator) -> np.ndarray:
     Computes ``L``, keeps the true majority with probability ``γ(L)``, else outputs a fair
     coin. Privacy: ``(mε, δ)``-DP exactly when γ passes
     :func:`dpreplication.accounting.privacy_verifier.verify_privacy` for ``(K, m, ε, Δ, δ)``.
+
+    Parameters
+    ----------
+    votes : array_like of shape (n, K) or (K,)
+        Binary votes ``S_i ∈ {0, 1}`` of the ``K`` mechanisms, ``K`` odd (``ValueError`` otherwise).
+    gamma : array_like of shape (K + 1,)
+        ``γ(0..K)``, each in ``[0, 1]`` (wrong shape: ``ValueError``).
+    rng : numpy.random.Generator
+        Source of the keep and coin draws.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        The released bit of each row.
 
     Examples
     --------
@@ -146,7 +232,27 @@ def sample_darrm(votes, gamma, rng: np.random.Generator) -> np.ndarray:
 
 
 def sample_darrm_from_probabilities(p, gamma, n_samples: int, rng: np.random.Generator) -> np.ndarray:
-    """``n_samples`` outputs of DaRRM_γ when mechanism ``i`` votes 1 with probability ``p_i``."""
+    """``n_samples`` outputs of DaRRM_γ when mechanism ``i`` votes 1 with probability ``p_i``.
+
+    Simulates DaRRM_γ (Algorithm 1) on independent votes; ``(mε, δ)``-DP when γ passes
+    :func:`dpreplication.accounting.privacy_verifier.verify_privacy` (see :func:`sample_darrm`).
+
+    Parameters
+    ----------
+    p : array_like of shape (K,)
+        ``p_i ∈ [0, 1]``; ``K`` odd.
+    gamma : array_like of shape (K + 1,)
+        ``γ(0..K)``, each in ``[0, 1]``.
+    n_samples : int
+        Number of outputs, ``n_samples ≥ 0``.
+    rng : numpy.random.Generator
+        Source of the votes and of DaRRM's draws.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_samples,)
+        The released bits.
+    """
     p = np.asarray(p, dtype=float)
     votes = rng.random((n_samples, p.size)) < p
     return sample_darrm(votes, gamma, rng)
@@ -156,10 +262,22 @@ def sample_darrm_from_probabilities(p, gamma, n_samples: int, rng: np.random.Gen
 
 
 def subsample_majority_probability(K: int, m: int) -> np.ndarray:
-    """``h_m(l)``: probability that the majority of ``m`` of the ``K`` votes (drawn without
-    replacement) is 1 given ``L = l`` (Lemma 3.1); a fair coin breaks ties when ``m`` is even.
+    """``h_m(l)``: probability that the majority of ``m`` of the ``K`` votes is 1 given ``L = l`` (Lemma 3.1).
 
+    The ``m`` votes are drawn without replacement; a fair coin breaks ties when ``m`` is even.
     ``h_m(l) = Σ_{j ≥ ⌈(m+1)/2⌉} Hypergeom(j; K, l, m) [+ ½ Hypergeom(m/2; K, l, m)]``.
+
+    Parameters
+    ----------
+    K : int
+        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
+    m : int
+        Number of subsampled mechanisms, ``1 ≤ m ≤ K`` (``ValueError`` otherwise).
+
+    Returns
+    -------
+    ndarray of shape (K + 1,)
+        ``h_m(0..K)``.
     """
     K = validate_ensemble_size(K)
     if not 1 <= m <= K:
@@ -177,6 +295,18 @@ def gamma_subsampling(K: int, m: int) -> np.ndarray:
     ``γ_Sub(l) = 2h_m(l) − 1`` for ``l ≥ (K+1)/2`` and ``1 − 2h_m(l)`` otherwise. Privacy:
     post-processing of ``m`` mechanisms, so ``(mε, 1 − (1 − Δ)^m)``-DP by composition.
 
+    Parameters
+    ----------
+    K : int
+        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
+    m : int
+        Number of subsampled mechanisms, ``1 ≤ m ≤ K`` (``ValueError`` otherwise).
+
+    Returns
+    -------
+    ndarray of shape (K + 1,)
+        ``γ_Sub(0..K)``.
+
     Examples
     --------
     >>> from dpreplication.mechanisms import gamma_subsampling
@@ -192,6 +322,18 @@ def gamma_double_subsampling(K: int, m: int) -> np.ndarray:
 
     Privacy: ``mε``-DP for i.i.d. mechanisms with ``Δ = δ = 0`` (Theorem 4.1, "amplification
     by 2"); the spec found numerically that it also holds for non-i.i.d. mechanisms.
+
+    Parameters
+    ----------
+    K : int
+        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
+    m : int
+        Budget multiple, ``1 ≤ m ≤ K`` (any ``m > (K−1)/2`` gives ``γ ≡ 1``).
+
+    Returns
+    -------
+    ndarray of shape (K + 1,)
+        ``γ_DSub(0..K)``.
 
     Examples
     --------
@@ -226,6 +368,30 @@ def gamma_constant(
     ``λ = composed_delta(K, Δ, composition)``, ``δ = composed_delta(m, Δ, composition)``.
     The result is clipped to ``[0, 1]``.
 
+    Parameters
+    ----------
+    K : int
+        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
+    m : int
+        Budget multiple: the target is ``(mε, δ)``-DP, ``1 ≤ m ≤ K``.
+    epsilon : float
+        ε > 0 of each mechanism.
+    Delta : float
+        δ of each mechanism, ``0 ≤ Δ ≤ 1``.
+    delta : float or None
+        Target δ ≥ 0; ``None``: ``composed_delta(m, Δ, composition)``.
+    composition : {"general", "simple"}
+        Formula of :func:`composed_delta` for the defaults.
+    tau : float or None
+        ``τ > 0`` such that ``g`` is ``(τε, λ)``-DP; ``None``: ``K``.
+    majority_delta : float or None
+        ``λ ∈ [0, 1]``; ``None``: ``composed_delta(K, Δ, composition)``.
+
+    Returns
+    -------
+    ndarray of shape (K + 1,)
+        The constant γ in every entry.
+
     Examples
     --------
     >>> from dpreplication.mechanisms import gamma_constant
@@ -243,13 +409,32 @@ def gamma_constant(
 
 
 def gamma_majority(K: int) -> np.ndarray:
-    """``γ ≡ 1``: the non-private majority of the K private votes (``⌈K/2⌉ε``-DP per the spec)."""
+    """``γ ≡ 1``: the non-private majority of the K private votes (``⌈K/2⌉ε``-DP per the spec).
+
+    Parameters
+    ----------
+    K : int
+        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
+    """
     return np.ones(validate_ensemble_size(K) + 1)
 
 
 def subsample_majority_probability_enumerated(K: int, m: int) -> tuple[np.ndarray, np.ndarray]:
-    """Brute-force check of Lemma 3.1: for every ``S ∈ {0,1}^K`` the fraction of the ``C(K, m)``
-    subsets whose majority is 1 (ties: ½). Returns ``(L(S), probability)`` over all ``2^K`` vectors.
+    """Brute-force check of Lemma 3.1 over all ``2^K`` vote vectors.
+
+    For every ``S ∈ {0,1}^K`` the fraction of the ``C(K, m)`` subsets whose majority is 1 (ties: ½).
+
+    Parameters
+    ----------
+    K : int
+        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise); cost ``2^K C(K, m)``.
+    m : int
+        Subset size, ``1 ≤ m ≤ K``.
+
+    Returns
+    -------
+    tuple of ndarray
+        ``(L(S), probability)``, each of shape ``(2^K,)``.
     """
     K = validate_ensemble_size(K)
     S = (np.arange(2**K)[:, None] >> np.arange(K)[None, :]) & 1
@@ -264,7 +449,21 @@ def subsample_majority_probability_enumerated(K: int, m: int) -> tuple[np.ndarra
 
 @dataclass(frozen=True)
 class ProbabilityPrior:
-    """``p_i ∼ U[low, high]`` i.i.d.; if ``mirrored``, each ``p_i`` is replaced by ``1 − p_i`` w.p. ½."""
+    """``p_i ∼ U[low, high]`` i.i.d.; if ``mirrored``, each ``p_i`` is replaced by ``1 − p_i`` w.p. ½.
+
+    A prior ``T`` of spec §1.3 for the utility ``E(γ)``.
+
+    Parameters
+    ----------
+    name : str
+        Label in tables and figures.
+    low : float
+        Lower end, ``0 ≤ low ≤ high``.
+    high : float
+        Upper end, ``low ≤ high ≤ 1`` (``low = high``: a point mass).
+    mirrored : bool
+        Whether to replace each ``p_i`` by ``1 − p_i`` with probability ½.
+    """
 
     name: str
     low: float
@@ -272,6 +471,15 @@ class ProbabilityPrior:
     mirrored: bool = False
 
     def sample(self, rng: np.random.Generator, size) -> np.ndarray:
+        """Draw probabilities ``p ∼`` the prior.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            Source of the draws.
+        size : int or tuple of int
+            Shape of the draws.
+        """
         p = self.low + (self.high - self.low) * rng.random(size)
         if self.mirrored:
             p = np.where(rng.random(size) < 0.5, 1.0 - p, p)
@@ -307,6 +515,18 @@ def ensemble_error(gamma, alpha) -> np.ndarray:
     """``|Pr[DaRRM_γ = 1] − Pr[g = 1]| = ½ |Σ_l s_l α_l (1 − γ(l))|`` per pmf row (spec §1.3).
 
     ``gamma`` may be ``(K+1,)`` or a stack ``(G, K+1)``; the result is ``(..., G)`` then.
+
+    Parameters
+    ----------
+    gamma : array_like of shape (K + 1,) or (G, K + 1)
+        One γ or a stack of them, entries in ``[0, 1]``.
+    alpha : array_like of shape (..., K + 1)
+        Vote-count pmfs ``α_l``; ``K`` odd.
+
+    Returns
+    -------
+    ndarray of shape (...) or (..., G)
+        The error per pmf row (and per γ).
     """
     alpha = np.asarray(alpha, dtype=float)
     s = majority_signs(alpha.shape[-1] - 1)
@@ -324,11 +544,37 @@ def monte_carlo_error(
     zero_below: float = 0.0,
     max_cells: int = 1 << 22,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and std over ``n_repeats`` of the Monte-Carlo estimate ``E(γ)`` from ``n_draws``
-    vectors ``p ∼ prior`` (spec §1.3; the paper uses 10⁴ draws × 5–10 repeats).
+    """Mean and std over ``n_repeats`` of the Monte-Carlo estimate ``E(γ)`` (spec §1.3).
 
+    Each estimate averages ``n_draws`` vectors ``p ∼ prior`` (the paper uses 10⁴ draws × 5–10 repeats).
     All γ share the same draws (common random numbers). Means below ``zero_below`` are
     reported as 0 (the paper zeroes values below 1e-5). Returns two arrays of length ``G``.
+    Not a mechanism: it estimates the utility of the ``(mε, δ)``-DP DaRRM_γ (Algorithm 1) from
+    simulated probabilities, not from data.
+
+    Parameters
+    ----------
+    gammas : array_like of shape (G, K + 1) or (K + 1,)
+        The γ to evaluate, entries in ``[0, 1]``.
+    K : int
+        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
+    prior : ProbabilityPrior
+        The prior ``T`` of the ``p_i``.
+    n_draws : int
+        Draws per estimate, ``n_draws ≥ 1``.
+    n_repeats : int
+        Number of estimates, ``n_repeats ≥ 1`` (std 0 when 1).
+    rng : numpy.random.Generator
+        Source of the draws.
+    zero_below : float
+        Means below this (≥ 0) are reported as 0, with std 0.
+    max_cells : int
+        Memory bound: most pmf cells per chunk, ``max_cells ≥ 1``.
+
+    Returns
+    -------
+    tuple of ndarray
+        ``(mean, std)``, each of shape ``(G,)``.
     """
     gammas = np.atleast_2d(np.asarray(gammas, dtype=float))
     estimates = np.zeros((n_repeats, gammas.shape[0]))
@@ -350,6 +596,18 @@ def objective_coefficients(K: int, mean_probability: float = 0.75) -> np.ndarray
     ``E_T[α_l − α_{K−l}]`` over independent ``p_i ∈ [½, 1]`` with mean ``q̄`` [I]: ``q̄ = 0.75``
     for ``T_U`` (0.745 reproduces the authors' 50-point grid), ``0.85`` for ``T_P``.
     Maximising ``c · γ_upper`` minimises the expected error ``E(γ)``.
+
+    Parameters
+    ----------
+    K : int
+        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
+    mean_probability : float
+        Folded mean ``q̄ ∈ [½, 1]``.
+
+    Returns
+    -------
+    ndarray of shape ((K + 1)/2,)
+        ``c_l`` for ``l = (K+1)/2..K``.
     """
     K = validate_ensemble_size(K)
     l = np.arange((K + 1) // 2, K + 1)
@@ -363,9 +621,31 @@ def objective_coefficients_grid(
     n_grid: int = 50,
     n_samples: int = 10_000,
 ) -> np.ndarray:
-    """The authors' Monte-Carlo ``c_l`` (spec §1.4): mean of ``α_l − α_{K−l}`` over ``n_samples``
+    """Compute the authors' Monte-Carlo ``c_l`` (spec §1.4).
+
+    The mean of ``α_l − α_{K−l}`` over ``n_samples``
     K-tuples of the ``n_grid`` left endpoints of ``[low, 1)``. Their extra factor
     ``(Δp)^K K! C(n_grid+K−1, K)`` is a positive constant and is omitted (same argmax).
+    Not a mechanism: an objective for optimising γ; the ``(mε, δ)``-DP of the result is checked
+    separately (spec §1.1).
+
+    Parameters
+    ----------
+    K : int
+        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
+    rng : numpy.random.Generator
+        Source of the K-tuples.
+    low : float
+        Left end of the grid, ``0 ≤ low < 1`` (the authors use ½).
+    n_grid : int
+        Number of grid points, ``n_grid ≥ 1``.
+    n_samples : int
+        Number of K-tuples, ``n_samples ≥ 1``.
+
+    Returns
+    -------
+    ndarray of shape ((K + 1)/2,)
+        ``c_l`` for ``l = (K+1)/2..K``.
     """
     K = validate_ensemble_size(K)
     grid = low + (1.0 - low) * np.arange(n_grid) / n_grid
@@ -375,8 +655,17 @@ def objective_coefficients_grid(
 
 
 def expected_accuracy(gamma, accuracy: float) -> float:
-    """``Σ_l Bin(l; K, a)[γ(l)1{l > K/2} + (1 − γ(l))/2]``: Pr[DaRRM outputs the true label]
-    when every teacher is correct independently with probability ``a`` (spec §6.14)."""
+    """``Σ_l Bin(l; K, a)[γ(l)1{l > K/2} + (1 − γ(l))/2]``: Pr[DaRRM outputs the true label].
+
+    Every teacher is correct independently with probability ``a`` (spec §6.14).
+
+    Parameters
+    ----------
+    gamma : array_like of shape (K + 1,)
+        ``γ(0..K)``, each in ``[0, 1]``; ``K`` odd.
+    accuracy : float
+        Each teacher's accuracy ``a ∈ [0, 1]``.
+    """
     gamma = np.asarray(gamma, dtype=float)
     K = gamma.size - 1
     alpha = stats.binom.pmf(np.arange(K + 1), K, accuracy)
@@ -391,6 +680,20 @@ def subsample_majority(votes, m: int, rng: np.random.Generator) -> np.ndarray:
 
     Ties (even ``m``) are broken by a fair coin, as in γ_Sub. Privacy: a post-processing of ``m``
     ``(ε, Δ)``-DP mechanisms, so ``(mε, 1 − (1 − Δ)^m)``-DP (≤ ``(mε, mΔ)``) by composition.
+
+    Parameters
+    ----------
+    votes : array_like of shape (n, K) or (K,)
+        Binary votes in ``{0, 1}``; any ``K ≥ 1`` (odd not required).
+    m : int
+        Number of votes subsampled, ``1 ≤ m ≤ K`` (``ValueError`` otherwise).
+    rng : numpy.random.Generator
+        Source of the subsets and of the tie-breaking coins.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        The released bit of each row.
 
     Examples
     --------

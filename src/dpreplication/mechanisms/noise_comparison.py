@@ -31,7 +31,23 @@ def noise_costs(epsilon, delta, sensitivity: float = 1.0) -> dict[str, np.ndarra
 
     Keys: ``truncated_laplace_amplitude``, ``truncated_laplace_power``, ``analytic_gaussian_sigma``,
     ``analytic_gaussian_amplitude``, ``analytic_gaussian_power``, ``amplitude_ratio``,
-    ``power_ratio``; each a 1-D array over the broadcast ``epsilon``, ``delta``.
+    ``power_ratio``; each a 1-D array over the broadcast ``epsilon``, ``delta``. Both mechanisms are
+    (ε, δ)-DP: the truncated Laplacian by Geng et al.'s Theorem 1, the analytic Gaussian by Balle &
+    Wang's Theorem 8; amplitudes by eq. 5, powers by eq. 7.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0; broadcast with ``delta``.
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½ (the truncated Laplacian's range; ``ValueError`` otherwise).
+    sensitivity : float
+        Sensitivity Δ > 0 of the query (the ratios do not depend on it).
+
+    Returns
+    -------
+    dict of str to ndarray
+        The seven 1-D arrays named above.
     """
     sigma = np.atleast_1d(add.analytic_gaussian_sigma(epsilon, delta, sensitivity))
     amplitude = np.atleast_1d(add.truncated_laplace_amplitude(epsilon, delta, sensitivity))
@@ -50,6 +66,19 @@ def noise_costs(epsilon, delta, sensitivity: float = 1.0) -> dict[str, np.ndarra
 def amplitude_ratio(epsilon, delta) -> np.ndarray:
     """``R_V = V_up / (σ_aG √(2/π))`` (Fig. 2): truncated-Laplacian over analytic-Gaussian amplitude.
 
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0; broadcast with ``delta``.
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½ (the truncated Laplacian's range; ``ValueError`` otherwise).
+
+    Returns
+    -------
+    float or ndarray
+        ``R_V`` (eq. 5 over ``σ_aG √(2/π)``), a numpy scalar for scalar input; below 1 the
+        truncated Laplacian's amplitude is smaller.
+
     Examples
     --------
     >>> from dpreplication.mechanisms import amplitude_ratio
@@ -63,7 +92,20 @@ def amplitude_ratio(epsilon, delta) -> np.ndarray:
 
 
 def power_ratio(epsilon, delta) -> np.ndarray:
-    """``R_D = D_up / σ_aG²`` (Fig. 3): truncated-Laplacian over analytic-Gaussian power."""
+    """``R_D = D_up / σ_aG²`` (Fig. 3): truncated-Laplacian over analytic-Gaussian power.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Privacy budget, ε > 0; broadcast with ``delta``.
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½ (the truncated Laplacian's range; ``ValueError`` otherwise).
+
+    Returns
+    -------
+    float or ndarray
+        ``R_D`` (eq. 7 over ``σ_aG²``), a numpy scalar for scalar input.
+    """
     return (
         add.truncated_laplace_power(epsilon, delta) / add.gaussian_power(add.analytic_gaussian_sigma(epsilon, delta))
     )[()]
@@ -74,13 +116,29 @@ RATIOS = {"amplitude": amplitude_ratio, "power": power_ratio}
 
 
 def amplitude_ratio_epsilon_limit(delta) -> np.ndarray:
-    """``lim_{ε→0} R_V = √(π/2) z/(2δ)``, ``z = Φ⁻¹((1 + δ)/2)``."""
+    """``lim_{ε→0} R_V = √(π/2) z/(2δ)``, ``z = Φ⁻¹((1 + δ)/2)``.
+
+    From ``V_up → Δ/(4δ)`` (eq. 5) and ``σ_aG → Δ/(2z)`` (module docstring).
+
+    Parameters
+    ----------
+    delta : float or array_like
+        0 < δ < ½, the range of ``R_V`` (the formula itself is finite for ``0 < δ < 1``).
+    """
     z = special.ndtri((1.0 + np.asarray(delta, dtype=float)) / 2.0)
     return (np.sqrt(np.pi / 2.0) * z / (2.0 * np.asarray(delta, dtype=float)))[()]
 
 
 def power_ratio_epsilon_limit(delta) -> np.ndarray:
-    """``lim_{ε→0} R_D = z²/(3δ²)``, ``z = Φ⁻¹((1 + δ)/2)``."""
+    """``lim_{ε→0} R_D = z²/(3δ²)``, ``z = Φ⁻¹((1 + δ)/2)``.
+
+    From ``D_up → Δ²/(12δ²)`` (eq. 7) and ``σ_aG → Δ/(2z)`` (module docstring).
+
+    Parameters
+    ----------
+    delta : float or array_like
+        0 < δ < ½, the range of ``R_D`` (the formula itself is finite for ``0 < δ < 1``).
+    """
     z = special.ndtri((1.0 + np.asarray(delta, dtype=float)) / 2.0)
     return (z**2 / (3.0 * np.asarray(delta, dtype=float) ** 2))[()]
 
@@ -92,7 +150,24 @@ def max_ratio_over_epsilon(
 
     Grid search over ``log10 ε`` in the range, then bounded Brent refinement
     between the neighbours of the best grid point (spec §10 check 8: 0.8987 at
-    ε ≈ 0.336 and 0.7681 at ε ≈ 0.557 for δ = 0.1).
+    ε ≈ 0.336 and 0.7681 at ε ≈ 0.557 for δ = 0.1). A maximum at either end of the grid is
+    returned unrefined.
+
+    Parameters
+    ----------
+    quantity : {"amplitude", "power"}
+        Which ratio: ``R_V`` (eq. 5, Fig. 2) or ``R_D`` (eq. 7, Fig. 3).
+    delta : float
+        0 < δ < ½.
+    log10_epsilon_range : tuple of float
+        ``(lo, hi)`` of the grid on ``log10 ε``, ``lo < hi``.
+    n_grid : int
+        Number of grid points, ``n_grid ≥ 1``; the Brent refinement needs ``n_grid ≥ 3``.
+
+    Returns
+    -------
+    tuple of float
+        ``(ε*, R(ε*, δ))``.
     """
     ratio = RATIOS[quantity]
     log_eps = np.linspace(*log10_epsilon_range, n_grid)
@@ -108,8 +183,23 @@ def max_ratio_over_epsilon(
 
 
 def break_even_delta(quantity: str, log10_epsilon_range) -> tuple[float, float]:
-    """``(δ, argmax ε)``: the smallest δ at which ``max_ε R(ε, δ)`` reaches 1, by Brent's method on
-    δ ∈ [0.3, 0.499]; above it the analytic Gaussian beats the truncated Laplacian at some ε."""
+    """``(δ, argmax ε)``: the smallest δ at which ``max_ε R(ε, δ)`` reaches 1.
+
+    Brent's method on δ ∈ [0.3, 0.499]; above it the analytic Gaussian beats the truncated
+    Laplacian at some ε. ``ValueError`` if ``max_ε R − 1`` does not change sign on that bracket.
+
+    Parameters
+    ----------
+    quantity : {"amplitude", "power"}
+        Which ratio: ``R_V`` (eq. 5) or ``R_D`` (eq. 7).
+    log10_epsilon_range : tuple of float
+        ``(lo, hi)`` of the ``log10 ε`` grid of :func:`max_ratio_over_epsilon`, ``lo < hi``.
+
+    Returns
+    -------
+    tuple of float
+        ``(δ, ε*)``: the break-even δ and the ε at which ``R(ε, δ)`` peaks there.
+    """
 
     def excess(delta):
         return max_ratio_over_epsilon(quantity, delta, log10_epsilon_range)[1] - 1.0

@@ -36,7 +36,22 @@ Noise = Literal["exponential", "gumbel", "laplace"]
 
 
 def validate_scores(scores, epsilon: float, sensitivity: float) -> np.ndarray:
-    """Return ``scores`` as a finite 1-D float array; reject bad ``ε`` or ``Δ``."""
+    """Return ``scores`` as a finite 1-D float array; reject bad ``ε`` or ``Δ``.
+
+    Parameters
+    ----------
+    scores : array_like of shape (k,)
+        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
+    epsilon : float
+        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range.
+    """
     q = np.asarray(scores, dtype=float)
     if q.ndim != 1 or q.size == 0:
         raise ValueError(f"scores must be a non-empty 1-D array, got shape {q.shape}")
@@ -50,18 +65,49 @@ def validate_scores(scores, epsilon: float, sensitivity: float) -> np.ndarray:
 
 
 def noise_scale(epsilon: float, sensitivity: float = 1.0) -> float:
-    """``b = 2Δ/ε``: the scale of the Gumbel, Laplace and exponential noise (rate ``1/b``)."""
+    """``b = 2Δ/ε``: the scale of the Gumbel, Laplace and exponential noise (rate ``1/b``).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy budget, ε > 0 (not checked here).
+    sensitivity : float
+        Sensitivity Δ > 0 (not checked here).
+    """
     return 2.0 * sensitivity / epsilon
 
 
 def flip_probabilities(scores, epsilon: float, sensitivity: float = 1.0) -> np.ndarray:
-    """Permute-and-flip coin probabilities ``p_i = exp(ε (q_i - q*) / (2Δ))`` (Alg. 2)."""
+    """Permute-and-flip coin probabilities ``p_i = exp(ε (q_i - q*) / (2Δ))`` (Alg. 2).
+
+    Parameters
+    ----------
+    scores : array_like of shape (k,)
+        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
+    epsilon : float
+        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
+
+    Returns
+    -------
+    ndarray of shape (k,)
+        ``p_i ∈ (0, 1]``; 1 at every arg-max.
+    """
     q = validate_scores(scores, epsilon, sensitivity)
     return np.exp((q - q.max()) / noise_scale(epsilon, sensitivity))
 
 
 def expected_error(pmf, scores) -> float:
-    """Expected sub-optimality ``E[q* - q_M] = q* - Σ_r P(r) q_r`` of a selection pmf."""
+    """Return the expected sub-optimality ``E[q* - q_M] = q* - Σ_r P(r) q_r`` of a selection pmf.
+
+    Parameters
+    ----------
+    pmf : array_like of shape (k,)
+        Output distribution ``P`` of the mechanism (non-negative, summing to 1).
+    scores : array_like of shape (k,)
+        Quality scores ``q``.
+    """
     q = np.asarray(scores, dtype=float)
     return float(q.max() - np.dot(pmf, q))
 
@@ -73,6 +119,20 @@ def exponential_mechanism_pmf(scores, epsilon: float, sensitivity: float = 1.0) 
     """Exponential mechanism ``P(r) ∝ exp(ε q_r / (2Δ))`` (= RNM with Gumbel noise).
 
     Guarantee: ε-DP and ε²/8-zCDP. Evaluated as a softmax (log-sum-exp).
+
+    Parameters
+    ----------
+    scores : array_like of shape (k,)
+        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
+    epsilon : float
+        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
+
+    Returns
+    -------
+    ndarray of shape (k,)
+        ``P(r)``, summing to 1.
 
     Examples
     --------
@@ -94,6 +154,20 @@ def permute_and_flip_pmf(scores, epsilon: float, sensitivity: float = 1.0) -> np
     alternating elementary-symmetric sum there is no cancellation.
     Guarantee of the mechanism: ε-DP (tight: some neighbours attain ε).
     Cost ``O(k²)``; about 10 ms at k = 1024.
+
+    Parameters
+    ----------
+    scores : array_like of shape (k,)
+        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
+    epsilon : float
+        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
+
+    Returns
+    -------
+    ndarray of shape (k,)
+        ``P(r)``, summing to 1.
 
     Examples
     --------
@@ -167,6 +241,28 @@ def report_noisy_max_laplace_pmf(
     Items with ``q_r < q* - negligible·b`` (probability < ``e^{-negligible}``) get 0.
     Guarantee of the mechanism: ε-DP.
 
+    Parameters
+    ----------
+    scores : array_like of shape (k,)
+        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
+    epsilon : float
+        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
+    window : float
+        Width, in units of ``b``, below ``q*`` integrated numerically, ``window > 0``.
+    max_piece : float
+        Longest quadrature piece, in units of ``b``, ``max_piece > 0``.
+    nodes_per_piece : int
+        Gauss–Legendre nodes per piece, ``nodes_per_piece ≥ 1``.
+    negligible : float
+        Items more than ``negligible·b`` below ``q*`` get probability 0, ``negligible > 0``.
+
+    Returns
+    -------
+    ndarray of shape (k,)
+        ``P(r)``.
+
     Examples
     --------
     >>> from dpreplication.mechanisms import report_noisy_max_laplace_pmf
@@ -205,10 +301,27 @@ def report_noisy_max_laplace_pmf(
 
 
 def report_noisy_max_pmf_quad(scores, epsilon: float, sensitivity: float = 1.0, noise: Noise = "laplace") -> np.ndarray:
-    """Reference evaluator: ``P(r) = ∫ f_r(x) Π_{j≠r} F_j(x) dx`` by adaptive quadrature.
+    """Evaluate ``P(r) = ∫ f_r(x) Π_{j≠r} F_j(x) dx`` by adaptive quadrature (reference evaluator).
 
     Slow (one ``scipy.integrate.quad`` per item) but independent of the fast
     evaluators; used to validate them. ``noise`` is "laplace" or "exponential".
+    Both mechanisms are ε-DP (spec §3.3; RNM-Exp ≡ permute-and-flip).
+
+    Parameters
+    ----------
+    scores : array_like of shape (k,)
+        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
+    epsilon : float
+        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
+    noise : {"laplace", "exponential"}
+        Noise of report-noisy-max, scale ``b = 2Δ/ε`` (``ValueError`` otherwise).
+
+    Returns
+    -------
+    ndarray of shape (k,)
+        ``P(r)``.
     """
     q = validate_scores(scores, epsilon, sensitivity)
     b = noise_scale(epsilon, sensitivity)
@@ -264,10 +377,30 @@ def sample_report_noisy_max(
 ) -> np.ndarray:
     """``n`` draws of ``argmax_i (q_i + b·N_i)``, ``N_i`` standard ``noise``, ``b = 2Δ/ε``.
 
-    ``noise="exponential"`` is RNM-Exp (Alg. 1, ε-DP, ≡ permute-and-flip);
+    ``noise="exponential"`` is RNM-Exp (Algorithm 1, ε-DP, ≡ permute-and-flip);
     ``"gumbel"`` is the exponential mechanism (ε-DP, ε²/8-zCDP);
     ``"laplace"`` is RNM-Laplace (ε-DP). Vectorised in chunks of rows;
     computed as ``argmax(q/b + N)``, the same arg-max without a multiply.
+
+    Parameters
+    ----------
+    scores : array_like of shape (k,)
+        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
+    epsilon : float
+        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
+    n : int
+        Number of draws, ``n ≥ 0``.
+    rng : numpy.random.Generator
+        Source of the randomness.
+    noise : {"exponential", "gumbel", "laplace"}
+        Distribution of the standard noise ``N_i``.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        The selected indices in ``0..k-1``.
 
     Examples
     --------
@@ -291,12 +424,30 @@ def sample_report_noisy_max(
 def sample_permute_and_flip_literal(
     scores, epsilon: float, sensitivity: float, n: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """Permute-and-flip exactly as Alg. 2: a random permutation, then one coin at a time.
+    """Permute-and-flip exactly as Algorithm 2: a random permutation, then one coin at a time.
 
     For ``r`` in a uniformly random order, return ``r`` with probability
     ``p_r = exp(ε (q_r - q*)/(2Δ))``; an arg-max has ``p_r = 1``, so it halts.
-    Guarantee: ε-DP (McKenna & Sheldon 2020, Thm. 1). Deliberately a Python
+    Guarantee: ε-DP (McKenna & Sheldon 2020, Theorem 1). Deliberately a Python
     loop: it is the literal algorithm the equivalence chain starts from.
+
+    Parameters
+    ----------
+    scores : array_like of shape (k,)
+        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
+    epsilon : float
+        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
+    n : int
+        Number of draws, ``n ≥ 0``.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        The selected indices in ``0..k-1``.
     """
     p = flip_probabilities(scores, epsilon, sensitivity)
     out = np.empty(n, dtype=np.int64)
@@ -311,10 +462,29 @@ def sample_permute_and_flip_literal(
 def sample_permute_and_flip_batch(
     scores, epsilon: float, sensitivity: float, n: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """Vectorised permute-and-flip: flip every coin ``H_r ~ Bern(p_r)`` at once and
-    return the heads with the smallest uniform key, i.e. the first heads of a
-    random order. This is the Lemma-2 rewrite, so it is not Alg. 2 itself.
+    """Vectorised permute-and-flip: the first heads of a random order of coins ``H_r ~ Bern(p_r)``.
+
+    Flip every coin at once and return the heads with the smallest uniform key, i.e. the first
+    heads of a random order. This is the Lemma-2 rewrite, so it is not Alg. 2 itself.
     Guarantee: ε-DP (same distribution as Alg. 2).
+
+    Parameters
+    ----------
+    scores : array_like of shape (k,)
+        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
+    epsilon : float
+        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
+    n : int
+        Number of draws, ``n ≥ 0``.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        The selected indices in ``0..k-1``.
 
     Examples
     --------
@@ -335,10 +505,25 @@ def sample_permute_and_flip_batch(
 
 
 def intermediate_a_from_noise(scores, noise: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Algorithm A (Lemma 2) on given draws: ``v = q + X``, ``S = {i : v_i ≥ q*}``,
-    return the member of ``S`` with the largest uniform key (a uniform element).
+    """Algorithm A (Lemma 2) on given draws: ``v = q + X``, ``S = {i : v_i ≥ q*}``.
 
+    Return the member of ``S`` with the largest uniform key (a uniform element).
     ``noise`` holds ``X ~ Expo(rate λ)`` draws, ``keys`` i.i.d. uniforms; both ``(n, k)``.
+    With these draws Algorithm A has the law of permute-and-flip: ε-DP (Lemma 2).
+
+    Parameters
+    ----------
+    scores : array_like of shape (k,)
+        Quality scores ``q``.
+    noise : ndarray of shape (n, k)
+        Draws ``X ≥ 0`` of ``Expo(rate λ)``, ``λ = ε/(2Δ)``.
+    keys : ndarray of shape (n, k)
+        I.i.d. ``U[0, 1)`` keys.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Algorithm A's output index per row.
     """
     q = np.asarray(scores, dtype=float)
     in_set = q + noise >= q.max()
@@ -350,6 +535,21 @@ def intermediate_b_from_noise(scores, noise: np.ndarray, fresh_noise: np.ndarray
 
     ``v = q + X``; cap ``v⊤ = min(v, q*)``; ``S' = {i : v⊤_i = q*}``; return
     ``argmax_{i ∈ S'} (v⊤_i + Z_i)`` with fresh ``Z ~ Expo(rate λ)`` in ``fresh_noise``.
+    With these draws Algorithm B has the law of permute-and-flip: ε-DP (Lemmas 3–4).
+
+    Parameters
+    ----------
+    scores : array_like of shape (k,)
+        Quality scores ``q``.
+    noise : ndarray of shape (n, k)
+        Draws ``X ≥ 0`` of ``Expo(rate λ)``, ``λ = ε/(2Δ)``.
+    fresh_noise : ndarray of shape (n, k)
+        Independent draws ``Z`` of the same law.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Algorithm B's output index per row.
     """
     q = np.asarray(scores, dtype=float)
     top = q.max()
@@ -366,6 +566,17 @@ class IntermediateObjects:
     ``S' = {i : min(q_i + X_i, q*) = q*}`` (Lemma 3, Algorithm B; equal to S on every draw);
     ``v_dagger``: ``v†_i = q* + Z_i`` on S' and ``q_i + X_i`` off it (Lemma 4: ``v†_i − q_i ~ Expo(λ)``
     independently); ``choice``: Algorithm B's output, which is ``argmax v†``.
+
+    Parameters
+    ----------
+    in_s : ndarray of bool, shape (n, k)
+        Membership in ``S``.
+    in_s_prime : ndarray of bool, shape (n, k)
+        Membership in ``S'``.
+    v_dagger : ndarray of shape (n, k)
+        ``v†``.
+    choice : ndarray of int, shape (n,)
+        Algorithm B's output.
     """
 
     in_s: np.ndarray
@@ -375,8 +586,19 @@ class IntermediateObjects:
 
 
 def intermediate_objects(scores, noise: np.ndarray, fresh_noise: np.ndarray) -> IntermediateObjects:
-    """The objects of Lemmas 2–4 on draws ``X`` (``noise``) and fresh ``Z`` (``fresh_noise``), both
-    ``(n, k)`` arrays of ``Expo(rate λ)`` draws."""
+    """Compute the objects of Lemmas 2–4 on draws ``X`` (``noise``) and fresh ``Z`` (``fresh_noise``).
+
+    Both are ``(n, k)`` arrays of ``Expo(rate λ)`` draws.
+
+    Parameters
+    ----------
+    scores : array_like of shape (k,)
+        Quality scores ``q``.
+    noise : ndarray of shape (n, k)
+        Draws ``X ≥ 0`` of ``Expo(rate λ)``, ``λ = ε/(2Δ)``.
+    fresh_noise : ndarray of shape (n, k)
+        Independent draws ``Z`` of the same law.
+    """
     q = np.asarray(scores, dtype=float)
     top = q.max()
     capped = np.minimum(q + noise, top)
@@ -400,14 +622,56 @@ def _sample_from_noise(algorithm, scores, epsilon, sensitivity, n, rng, second) 
 
 
 def sample_intermediate_a(scores, epsilon: float, sensitivity: float, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` draws of Algorithm A (uniform element of ``{i : q_i + X_i ≥ q*}``). ε-DP."""
+    """``n`` draws of Algorithm A (uniform element of ``{i : q_i + X_i ≥ q*}``). ε-DP.
+
+    Its output has the law of permute-and-flip (Lemma 2).
+
+    Parameters
+    ----------
+    scores : array_like of shape (k,)
+        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
+    epsilon : float
+        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
+    n : int
+        Number of draws, ``n ≥ 0``.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        The selected indices in ``0..k-1``.
+    """
     return _sample_from_noise(
         intermediate_a_from_noise, scores, epsilon, sensitivity, n, rng, lambda rng, shape, b: rng.random(shape)
     )
 
 
 def sample_intermediate_b(scores, epsilon: float, sensitivity: float, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` draws of Algorithm B (capped noisy scores, fresh exponential tie-break). ε-DP."""
+    """``n`` draws of Algorithm B (capped noisy scores, fresh exponential tie-break). ε-DP.
+
+    Its output has the law of permute-and-flip (Lemmas 3–4).
+
+    Parameters
+    ----------
+    scores : array_like of shape (k,)
+        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
+    epsilon : float
+        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
+    n : int
+        Number of draws, ``n ≥ 0``.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        The selected indices in ``0..k-1``.
+    """
     return _sample_from_noise(
         intermediate_b_from_noise,
         scores,
@@ -439,8 +703,20 @@ EXACT_PMFS: dict[str, Callable] = {
 
 
 def epsilon_for_expected_error(scores, target: float, pmf_of: Callable = exponential_mechanism_pmf) -> float:
-    """The ε at which a mechanism's exact expected error ``q* − E q_R`` equals ``target`` (Δ = 1), by
-    Brent's method on ``log ε ∈ [log 1e-9, log 1e3]`` (the error decreases in ε)."""
+    """Return the ε at which a mechanism's exact expected error ``q* − E q_R`` equals ``target`` (Δ = 1).
+
+    Brent's method on ``log ε ∈ [log 1e-9, log 1e3]`` (the error decreases in ε).
+
+    Parameters
+    ----------
+    scores : array_like of shape (k,)
+        Finite quality scores ``q``, not all equal.
+    target : float
+        Expected error to reach, strictly between the errors at ε = 1e3 and ε = 1e-9 (about
+        ``q* − mean(q)``, the uniform choice); ``ValueError`` otherwise.
+    pmf_of : callable
+        ``pmf_of(q, ε)`` → output pmf at Δ = 1, e.g. :func:`exponential_mechanism_pmf`.
+    """
     q = np.asarray(scores, dtype=float)
 
     def gap(log_epsilon):
@@ -450,13 +726,37 @@ def epsilon_for_expected_error(scores, target: float, pmf_of: Callable = exponen
 
 
 def permute_and_flip_worst_case_error(n: int, gap: float, epsilon: float) -> float:
-    """P&F's expected error on McKenna & Sheldon's worst case, one item at ``q*`` and ``n − 1`` items
-    ``c`` below (Δ = 1): ``c (1 − (1 − (1 − p)^n)/(n p))``, ``p = e^{−εc/2}`` (spec §3.2)."""
+    """P&F's expected error on McKenna & Sheldon's worst case (spec §3.2).
+
+    One item at ``q*`` and ``n − 1`` items ``c`` below (Δ = 1):
+    ``c (1 − (1 − (1 − p)^n)/(n p))``, ``p = e^{−εc/2}``.
+
+    Parameters
+    ----------
+    n : int
+        Number of items, ``n ≥ 1``.
+    gap : float
+        ``c ≥ 0``.
+    epsilon : float
+        Privacy budget, ε ≥ 0.
+    """
     p = np.exp(-epsilon * gap / 2)
     return gap * (1 - (1 - (1 - p) ** n) / (n * p))
 
 
 def exponential_mechanism_worst_case_error(n: int, gap: float, epsilon: float) -> float:
-    """The exponential mechanism's expected error on the same family: ``c (n − 1) p / (1 + (n − 1) p)``."""
+    """Return the exponential mechanism's expected error on the same family: ``c (n − 1) p / (1 + (n − 1) p)``.
+
+    The worst case of :func:`permute_and_flip_worst_case_error` (spec §3.2), ``p = e^{−εc/2}``.
+
+    Parameters
+    ----------
+    n : int
+        Number of items, ``n ≥ 1``.
+    gap : float
+        ``c ≥ 0``.
+    epsilon : float
+        Privacy budget, ε ≥ 0.
+    """
     p = np.exp(-epsilon * gap / 2)
     return gap * (n - 1) * p / (1 + (n - 1) * p)

@@ -1,5 +1,8 @@
-"""Optimisation: DaRRM's optimal noise function γ_opt (a linear program) and the optimal-noise
-lower bound of the truncated-Laplacian paper (a binned linear program)."""
+"""Optimisation: the linear programs of the replications.
+
+DaRRM's optimal noise function γ_opt (a linear program) and the optimal-noise lower bound of the
+truncated-Laplacian paper (a binned linear program).
+"""
 
 from dpreplication.exports import lazy_exports
 

@@ -45,7 +45,23 @@ SOLVERS = ("highs", "highs-ds", "highs-ipm", "cvxpy-highs", "cvxpy-clarabel")
 
 @dataclass(frozen=True)
 class ConstraintMatrix:
-    """Sparse ``A x ≤ b`` on ``x = γ_upper`` and the presolve counts."""
+    """Sparse ``A x ≤ b`` on ``x = γ_upper`` and the presolve counts.
+
+    Parameters
+    ----------
+    A : scipy.sparse.csr_matrix, shape (rows, (K + 1)/2)
+        The folded privacy rows ``R_t`` that survive the presolve.
+    b : float, > 0
+        The budget ``e^{mε} − 1 + 2δ`` (the same for every row).
+    n_vertex_multisets : int
+        Number of vertex multisets of F^K (rows before the presolve).
+    n_redundant_rows : int
+        Rows dropped because they hold for every ``x ∈ [0, 1]``.
+    n_duplicate_rows : int
+        Duplicate rows removed.
+    build_seconds : float
+        Wall time of the construction.
+    """
 
     A: sparse.csr_matrix
     b: float
@@ -67,7 +83,34 @@ def darrm_constraint_matrix(
 ) -> ConstraintMatrix:
     """Folded privacy rows ``R_t`` over all vertex multisets of F^K (count-based, vectorised).
 
-    ``redundancy_margin``: a row is dropped only if its positive part is ≤ ``b(1 − margin)``.
+    Parameters
+    ----------
+    K : int, positive and odd
+        Number of ``(ε, Δ)``-DP mechanisms.
+    m : float, 1 ≤ m ≤ K
+        Target budget multiplier: the target is ``(mε, δ)``.
+    epsilon : float, ε > 0 and finite
+        ε of each mechanism.
+    Delta : float, 0 ≤ Δ < 1
+        δ of each mechanism (the spec's Δ).
+    delta : float, 0 ≤ δ < 1
+        δ of the target.
+    drop_redundant : bool
+        Drop rows that hold for every ``x ∈ [0, 1]`` (exact presolve; module docstring).
+    deduplicate : bool
+        Remove duplicate rows.
+    redundancy_margin : float, in [0, 1)
+        A row is dropped only if its positive part is ≤ ``b(1 − margin)``.
+
+    Returns
+    -------
+    ConstraintMatrix
+        ``A``, ``b`` and the presolve counts.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of its range.
     """
     K = validate_ensemble_size(K)
     epsilon = positive("epsilon", epsilon)
@@ -99,7 +142,53 @@ def darrm_constraint_matrix(
 
 @dataclass(frozen=True)
 class GammaLPResult:
-    """γ_opt and the bookkeeping of its LP."""
+    """γ_opt and the bookkeeping of its LP.
+
+    Parameters
+    ----------
+    gamma : numpy.ndarray, shape (K + 1,), entries in [0, 1]
+        γ_opt(0..K), symmetric, repaired by scaling.
+    objective : float
+        ``c · x`` at the returned (repaired) ``x``.
+    K : int
+        Number of mechanisms.
+    m : float
+        Target budget multiplier.
+    epsilon : float
+        ε of each mechanism.
+    Delta : float
+        δ of each mechanism (the spec's Δ).
+    delta : float
+        δ of the target.
+    mean_probability : float
+        q̄ of the objective.
+    solver : str
+        The solver of :data:`SOLVERS` used.
+    status : str
+        The solver's status message.
+    n_vertex_multisets : int
+        Number of vertex multisets of F^K.
+    n_rows : int
+        Constraint rows after the presolve.
+    n_cols : int
+        Variables, ``(K + 1)/2``.
+    nnz : int
+        Non-zeros of the constraint matrix.
+    n_redundant_rows : int
+        Rows dropped by the presolve as always satisfied.
+    n_duplicate_rows : int
+        Duplicate rows removed.
+    build_seconds : float
+        Wall time of the constraint construction.
+    solve_seconds : float
+        Wall time of the solve(s).
+    max_violation_before_repair : float
+        ``max(A x) − b`` of the solver's ``x`` (clipped to ``[0, 1]``).
+    scale_factor : float, in (0, 1]
+        The repair factor applied to ``x``.
+    max_violation_after_repair : float
+        ``max(A x) − b`` after the repair (≤ 0 means feasible in floating point).
+    """
 
     gamma: np.ndarray
     objective: float
@@ -176,8 +265,25 @@ def repair_by_scaling(
 ) -> tuple[np.ndarray, float, float, float]:
     """Clip ``x`` to ``[0, 1]`` and scale it so that ``A x ≤ b`` holds in floating point.
 
-    Returns ``(x_repaired, violation_before, scale, violation_after)``; violations are
-    ``max(A x) − b`` (≤ 0 means feasible; reported as 0 when there are no rows).
+    Violations are ``max(A x) − b`` (≤ 0 means feasible; reported as 0 when there are no rows).
+    Each round scales ``x`` by ``b/(b + violation)`` rounded down; after ``max_rounds`` rounds the
+    result is returned whatever its violation.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        The solver's solution.
+    A : scipy.sparse.csr_matrix
+        Constraint rows; every row is homogeneous in ``x``.
+    b : float, > 0
+        Right-hand side of every row.
+    max_rounds : int, ≥ 0
+        Most scaling rounds.
+
+    Returns
+    -------
+    tuple
+        ``(x_repaired, violation_before, scale, violation_after)``.
     """
     x = np.clip(x, 0.0, 1.0)
     if A.shape[0] == 0:
@@ -207,13 +313,49 @@ def optimise_gamma(
 ) -> GammaLPResult:
     """γ_opt of DaRRM for ``K`` ``(ε, Δ)``-DP mechanisms and target ``(mε, δ)`` (spec §1.4).
 
-    ``mean_probability`` = q̄ of the objective (0.75 for T_U [I], 0.85 for T_P [I]);
-    ``objective`` overrides ``c`` (length ``(K+1)/2``). ``canonical`` [spec §7 extra]: a second
-    LP maximises ``Σx`` among solutions with ``c·x ≥ (1 − tol)·opt`` so γ does not depend on the
-    solver's vertex choice. ``solver_options`` go to ``linprog(options=…)`` or ``cvxpy.Problem.solve``
-    (e.g. ``{"primal_feasibility_tolerance": 1e-9}`` shrinks the HiGHS repair). The returned γ
-    is repaired by scaling (see module docstring) and
-    is ``(mε, δ)``-DP over the full vertex constraint set.
+    Jiang, Zhang & Joshi (2024), §5: the LP of the module docstring. Guarantee: the returned γ is
+    repaired by scaling (module docstring) and is ``(mε, δ)``-DP over the full vertex constraint
+    set (exact by Lemma 5.1), provided the repair ends with
+    :attr:`GammaLPResult.max_violation_after_repair` ≤ 0 (it is not checked here).
+
+    Parameters
+    ----------
+    K : int, positive and odd
+        Number of ``(ε, Δ)``-DP mechanisms.
+    m : float, 1 ≤ m ≤ K
+        Target budget multiplier: the target is ``(mε, δ)``.
+    epsilon : float, ε > 0 and finite
+        ε of each mechanism.
+    Delta : float, 0 ≤ Δ < 1
+        δ of each mechanism (the spec's Δ).
+    delta : float, 0 ≤ δ < 1
+        δ of the target.
+    mean_probability : float, 0 < q̄ < 1
+        q̄ of the objective (0.75 for T_U [I], 0.85 for T_P [I]).
+    solver : str
+        One of :data:`SOLVERS`.
+    objective : array_like of float, shape ((K + 1)/2,), optional
+        Overrides ``c``.
+    canonical : bool
+        [spec §7 extra] A second LP maximises ``Σx`` among solutions with
+        ``c·x ≥ (1 − tol)·opt`` so γ does not depend on the solver's vertex choice.
+    canonical_tolerance : float, ≥ 0
+        ``tol`` of ``canonical``.
+    solver_options : dict, optional
+        Passed to ``linprog(options=…)`` or ``cvxpy.Problem.solve``
+        (e.g. ``{"primal_feasibility_tolerance": 1e-9}`` shrinks the HiGHS repair).
+
+    Returns
+    -------
+    GammaLPResult
+        γ_opt and the bookkeeping of its LP.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of its range.
+    RuntimeError
+        If the solver returns no solution.
 
     Examples
     --------
@@ -307,7 +449,30 @@ def optimise_gamma_cached(
     mean_probability: float = 0.75,
     solver: str = "highs",
 ) -> GammaLPResult:
-    """:func:`optimise_gamma` memoised on its (hashable) arguments; γ is read-only."""
+    """:func:`optimise_gamma` memoised on its (hashable) arguments; γ is read-only.
+
+    Parameters
+    ----------
+    K : int, positive and odd
+        Number of ``(ε, Δ)``-DP mechanisms.
+    m : float, 1 ≤ m ≤ K
+        Target budget multiplier: the target is ``(mε, δ)``.
+    epsilon : float, ε > 0 and finite
+        ε of each mechanism.
+    Delta : float, 0 ≤ Δ < 1
+        δ of each mechanism (the spec's Δ).
+    delta : float, 0 ≤ δ < 1
+        δ of the target.
+    mean_probability : float, 0 < q̄ < 1
+        q̄ of the objective.
+    solver : str
+        One of :data:`SOLVERS`.
+
+    Returns
+    -------
+    GammaLPResult
+        The cached result (shared between calls: do not modify it).
+    """
     result = optimise_gamma(K, m, epsilon, Delta, delta, mean_probability, solver)
     result.gamma.setflags(write=False)
     return result

@@ -39,7 +39,37 @@ Cost = Literal["amplitude", "power"]
 
 @dataclass(frozen=True)
 class NoiseLPResult:
-    """Solution of the binned noise LP. ``value`` is the lower bound on ``V*`` or ``D*``."""
+    """Solution of the binned noise LP. ``value`` is the lower bound on ``V*`` or ``D*``.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the noise law.
+    delta : float
+        δ of the noise law.
+    sensitivity : float
+        Query sensitivity Δ.
+    bins_per_sensitivity : int
+        ``N``: bins per Δ.
+    cost : str
+        ``"amplitude"`` (``E|X|``, bound on ``V*``) or ``"power"`` (``E X²``, bound on ``D*``).
+    shifts : str
+        ``"all"`` (``k = 1..N``) or ``"sensitivity"`` (``k = N`` only).
+    value : float
+        The LP optimum: a lower bound on ``V*`` or ``D*`` (when :attr:`edge_mass` is negligible).
+    bin_width : float
+        ``h = Δ/N``.
+    bin_centres : numpy.ndarray
+        ``i·h`` for ``|i| ≤ K``.
+    pmf : numpy.ndarray
+        The optimal (symmetric) bin masses.
+    edge_mass : float
+        Mass in the outermost ``N`` bins of both sides (checks that the support bound is not active).
+    backend : str
+        ``"scipy"`` or ``"cvxpy"``.
+    solver : str
+        The solver name passed to the backend.
+    """
 
     epsilon: float
     delta: float
@@ -148,14 +178,46 @@ def optimal_noise_lower_bound(
     backend: Literal["scipy", "cvxpy"] = "scipy",
     solver: str = "highs",
 ) -> NoiseLPResult:
-    """Solve the all-shifts binned LP of spec E2: a lower bound on ``V*`` (``cost="amplitude"``) or ``D*`` (``"power"``).
+    """Solve the all-shifts binned LP of spec E2: a lower bound on ``V*`` or ``D*``.
 
-    ``backend="scipy"`` uses ``scipy.optimize.linprog(method=solver)`` (``"highs"``,
-    ``"highs-ds"``, ``"highs-ipm"``); ``backend="cvxpy"`` uses ``cvxpy`` with
-    ``solver`` a cvxpy solver name (``"HIGHS"``, ``"CLARABEL"``). Size grows as
-    ``N² (support_factor·A/Δ + 1)``: ≈ 0.3 s at (1, 1e-3, N = 10), tens of
+    Size grows as ``N² (support_factor·A/Δ + 1)``: ≈ 0.3 s at (1, 1e-3, N = 10), tens of
     seconds at (0.1, 1e-3, N = 16). Spec check: 0.90335 (amplitude) and
     1.75705 (power) at ``ε = 1, δ = 1e-3, N = 10``.
+
+    Parameters
+    ----------
+    epsilon : float, ε > 0
+        ε of the noise law.
+    delta : float, 0 < δ < ½
+        δ of the noise law (the range of
+        :func:`~dpreplication.mechanisms.additive.truncated_laplace_bound`, which sets the support).
+    bins_per_sensitivity : int, N ≥ 1
+        Bins per sensitivity; the bound increases to ``V*`` as ``N → ∞``.
+    cost : {"amplitude", "power"}
+        Bound on ``V*`` (``E|X|``) or on ``D*`` (``E X²``).
+    sensitivity : float, Δ > 0
+        Query sensitivity.
+    support_factor : float, > 0
+        Support bound ``K = ⌈support_factor · A/h⌉ + N`` bins (``A`` = truncated-Laplacian bound).
+    shifts : {"all", "sensitivity"}
+        All shifts ``k = 1..N`` (the lower bound) or only ``k = N`` (a much weaker relaxation).
+    backend : {"scipy", "cvxpy"}
+        ``"scipy"`` uses ``scipy.optimize.linprog(method=solver)``; ``"cvxpy"`` uses ``cvxpy``.
+    solver : str
+        ``"highs"``, ``"highs-ds"`` or ``"highs-ipm"`` for scipy; a cvxpy solver name
+        (``"HIGHS"``, ``"CLARABEL"``) for cvxpy.
+
+    Returns
+    -------
+    NoiseLPResult
+        The bound, the optimal binned pmf and the edge-mass check.
+
+    Raises
+    ------
+    ValueError
+        If ``cost``, ``shifts``, ``backend`` or ``bins_per_sensitivity`` is invalid.
+    RuntimeError
+        If the solver does not reach an optimum.
     """
     if cost not in ("amplitude", "power"):
         raise ValueError(f"cost must be 'amplitude' or 'power', got {cost!r}")
@@ -196,9 +258,29 @@ def optimal_noise_lower_bound(
 
 
 def richardson_extrapolation(coarse_value: float, fine_value: float, refinement: float = 2.0) -> float:
-    """``(ρ·LP(ρN) - LP(N))/(ρ - 1)`` with ``ρ = refinement``; ``2·LP(2N) - LP(N)`` for ρ = 2 (spec E2 estimate of ``V*``).
+    """``(ρ·LP(ρN) - LP(N))/(ρ - 1)`` with ``ρ = refinement`` (spec E2 estimate of ``V*``).
 
-    Removes the O(1/N) discretisation term of the LP lower bound.
+    ``2·LP(2N) - LP(N)`` for ρ = 2. Removes the O(1/N) discretisation term of the LP lower bound;
+    the result is an estimate, not a bound.
+
+    Parameters
+    ----------
+    coarse_value : float
+        ``LP(N)``.
+    fine_value : float
+        ``LP(ρN)``.
+    refinement : float, ρ > 1
+        Ratio of the two resolutions.
+
+    Returns
+    -------
+    float
+        The extrapolated value.
+
+    Raises
+    ------
+    ValueError
+        If ``refinement ≤ 1``.
     """
     if refinement <= 1:
         raise ValueError(f"refinement must exceed 1, got {refinement}")

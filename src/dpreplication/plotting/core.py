@@ -22,7 +22,7 @@ def use_style() -> None:
 
 
 def new_figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.0, **kwargs):
-    """A styled figure and axes grid."""
+    """Return a styled figure and its axes grid, ``(figure, axes)`` with ``axes`` always 2-D."""
     use_style()
     return plt.subplots(nrows, ncols, figsize=(width, height), squeeze=False, layout="constrained", **kwargs)
 
@@ -35,8 +35,11 @@ def save_png(figure, path: str | Path) -> Path:
 
 
 def _parameter_value(value) -> str | None:
-    """A setting as short text, or None where it does not fit a figure's title line: numbers,
-    short strings, short lists (a long numeric grid as its range and length), and flat mappings."""
+    """Return a setting as short text, or None where it does not fit a figure's title line.
+
+    What fits: numbers, short strings, short lists (a long numeric grid as its range and length),
+    and flat mappings.
+    """
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, int):
@@ -60,9 +63,12 @@ def _parameter_value(value) -> str | None:
 
 
 def parameter_line(settings: dict | None, *, seed: int | None, profile: str, variant: str = "") -> str:
-    """The parameters a figure was computed with, as one line: ``profile`` (and ``variant``), each
-    setting that fits (:func:`_parameter_value`) as ``key=value``, and the seed. Long grids and
-    nested sections are left to the provenance sidecar beside the PNG."""
+    """Return the parameters a figure was computed with, as one line.
+
+    The line holds ``profile`` (and ``variant``), each setting that fits (:func:`_parameter_value`)
+    as ``key=value``, and the seed. Long grids and nested sections are left to the provenance
+    sidecar beside the PNG.
+    """
     parts = [f"profile {profile}" + (f", variant {variant}" if variant else "")]
     for key, value in (settings or {}).items():
         text = _parameter_value(value)
@@ -74,8 +80,10 @@ def parameter_line(settings: dict | None, *, seed: int | None, profile: str, var
 
 
 def stamp_parameters(figure, line: str) -> None:
-    """Add ``line`` (see :func:`parameter_line`) under the figure's title, wrapped to its width,
-    so that a figure from a variant run can never be mistaken for the published one."""
+    """Add ``line`` (see :func:`parameter_line`) under the figure's title, wrapped to its width.
+
+    With it, a figure from a variant run can never be mistaken for the published one.
+    """
     characters_per_line = max(40, int(figure.get_figwidth() * 17))
     text = textwrap.fill(line, characters_per_line, break_long_words=False, break_on_hyphens=False)
     title = figure.get_suptitle()

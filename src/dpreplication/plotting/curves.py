@@ -14,7 +14,10 @@ def utility_grid(data: pd.DataFrame):
     shown; an interval reaching 0 or below (heavy tails, normal approximation) ends in a "v" on the
     axis, and a Monte Carlo mean of 0 is a hollow circle on the axis.
 
-    ``data``: columns dataset, task, epsilon, series, kind (exact | sampled), error, ci_low, ci_high.
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns dataset, task, epsilon, series, kind (exact | sampled), error, ci_low, ci_high.
     """
     tasks = list(dict.fromkeys(data.task))
     datasets = list(dict.fromkeys(data.dataset))
@@ -61,7 +64,10 @@ def utility_grid(data: pd.DataFrame):
 def worst_case(data: pd.DataFrame):
     """Worst-case expected error (over the gap) against the number of candidates n, and the ratio.
 
-    ``data``: columns n, mechanism, worst_error, ratio_em_over_pf.
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns n, mechanism, worst_error, ratio_em_over_pf.
     """
     figure, axes = new_figure(1, 2, width=8.0, height=3.4)
     left, right = axes[0]
@@ -81,7 +87,7 @@ def worst_case(data: pd.DataFrame):
 
 
 def _band(ax, rows, x, y, low, high, **style):
-    """A line with its confidence band (where the band is known)."""
+    """Plot a line with its confidence band (where the band is known); return the line."""
     (line,) = ax.plot(rows[x], rows[y], **style)
     if rows[low].notna().any():
         ax.fill_between(rows[x], rows[low], rows[high], color=line.get_color(), alpha=0.2, lw=0)
@@ -92,8 +98,16 @@ def ratio_against_c(data: pd.DataFrame, marked_c: float | None = None, reference
     """PrivGene Fig. 2: misclassification relative to its value at the reference c, against c.
 
     One panel per task (LR, SVM), one line per dataset with its 95 % band, a dotted line at
-    ``marked_c`` (the paper's choice) and at ratio 1. ``data``: columns task, dataset,
-    c_x1e3, ratio, ratio_ci_low, ratio_ci_high.
+    ``marked_c`` (the paper's choice) and a line at ratio 1.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns task, dataset, c_x1e3, ratio, ratio_ci_low, ratio_ci_high.
+    marked_c : float, optional
+        The paper's choice of c, marked by the dotted line; None marks none.
+    reference_c : float
+        The reference c the ratios are relative to, as the y label names it.
     """
     tasks = list(dict.fromkeys(data.task))
     figure, axes = new_figure(1, len(tasks), width=3.4 * len(tasks), height=3.0)
@@ -124,8 +138,15 @@ def error_against_iteration(data: pd.DataFrame, title: str = ""):
     """PrivGene Figs 6–7: test error of the vector selected at each GA iteration.
 
     One panel per task, one line (with its 95 % band) per selection variant; flat reference
-    methods (NoPrivacy, Majority) dashed. ``data``: columns task, method, iteration, error,
-    ci_low, ci_high, and ``r`` (NaN for the flat references).
+    methods (NoPrivacy, Majority) dashed.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns task, method, iteration, error, ci_low, ci_high, and ``r`` (NaN for the flat
+        references).
+    title : str
+        The figure's title; none when empty.
     """
     tasks = list(dict.fromkeys(data.task))
     figure, axes = new_figure(1, len(tasks), width=3.4 * len(tasks), height=3.0)
@@ -149,8 +170,12 @@ def dampening_against_iteration(data: pd.DataFrame):
     """PrivGene extra: the dampening factors Δ1, Δ2 and the Δ used against the iteration (log y).
 
     Rows = datasets, columns = tasks; for each selection variant its Δ used, and Δ1, Δ2 of
-    the EEM runs. ``data``: columns dataset, task, method, iteration, delta1_mean,
-    delta2_mean, delta_used_mean.
+    the EEM runs.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns dataset, task, method, iteration, delta1_mean, delta2_mean, delta_used_mean.
     """
     datasets, tasks = list(dict.fromkeys(data.dataset)), list(dict.fromkeys(data.task))
     figure, axes = new_figure(len(datasets), len(tasks), width=3.4 * len(tasks), height=2.6 * len(datasets))
@@ -173,11 +198,24 @@ def dampening_against_iteration(data: pd.DataFrame):
 
 
 def value_against_epsilon(data: pd.DataFrame, value: str, ylabel: str, titles: dict, log_y=(), dashed=()):
-    """PrivGene Figs 3–5: one panel per (dataset, task), one line per method with its 95 % band,
-    against ε (log x: the grid doubles); the reference methods in ``dashed`` dashed.
+    """PrivGene Figs 3–5: one panel per (dataset, task), one line per method with its 95 % band, against ε.
 
-    ``data``: columns dataset, task, method, epsilon, ``value``, ci_low, ci_high; ``titles`` maps
-    (dataset, task) to the panel title; panels of the datasets in ``log_y`` get a log y axis.
+    The x axis is log (the grid doubles).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns dataset, task, method, epsilon, ``value``, ci_low, ci_high.
+    value : str
+        The column drawn.
+    ylabel : str
+        The y-axis label.
+    titles : dict
+        Maps (dataset, task) to the panel title; one panel per key, in its order.
+    log_y : collection of str
+        Datasets whose panels get a log y axis.
+    dashed : collection of str
+        Reference methods drawn dashed.
     """
     panels = list(titles)
     figure, axes = new_figure(1, len(panels), width=2.9 * len(panels), height=3.5)

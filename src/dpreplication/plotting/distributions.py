@@ -15,8 +15,15 @@ _SAMPLED_MARKERS = ("o", "s", "D", "P", "X", "h")
 def pmf_bars(data: pd.DataFrame, reference: str = "P&F = RNM-Exp"):
     """Exact reference pmf as bars, sampled frequencies with error bars, other exact pmfs as markers.
 
-    ``data``: columns epsilon, item, series, kind (exact | sampled), probability, ci_low, ci_high.
     One panel per ε.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns epsilon, item, series, kind (exact | sampled), probability, ci_low, ci_high, and n
+        (the number of draws of a sampled series).
+    reference : str
+        The exact series drawn as bars.
     """
     epsilons = sorted(data.epsilon.unique())
     figure, axes = new_figure(1, len(epsilons), width=3.6 * len(epsilons), height=3.4)
@@ -64,7 +71,10 @@ def pmf_bars(data: pd.DataFrame, reference: str = "P&F = RNM-Exp"):
 def tv_convergence(data: pd.DataFrame):
     """Log–log TV(empirical, exact) against n: sampled series, a shaded null band, exact TV lines.
 
-    ``data``: columns n, series, kind (sampled | null band | exact), tv.
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns n, series, kind (sampled | null band | exact), tv.
     """
     figure, axes = new_figure(width=6.0, height=4.0)
     ax = axes[0][0]
@@ -95,7 +105,10 @@ def tv_convergence(data: pd.DataFrame):
 def pp_plot(data: pd.DataFrame):
     """Empirical frequency against exact P&F probability (log–log), inset against exact EM.
 
-    ``data``: columns item, series, empirical, exact_pf, exact_em.
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns item, series, empirical, exact_pf, exact_em.
     """
     figure, axes = new_figure(width=5.6, height=5.0)
     ax = axes[0][0]

@@ -47,9 +47,14 @@ def _plain_log_ticks(axis, values) -> None:
 def density_overlay(data: pd.DataFrame, annotations: pd.DataFrame):
     """Fig. 1: the truncated-Laplacian density with Laplace (dashed) and analytic-Gaussian (dotted) overlays.
 
-    ``data``: columns mechanism, label, x, density. ``annotations``: columns
-    quantity, value (bound, delta_region_lower, delta_region_upper,
-    delta_region_mass, …); the region ``[A - Δ, A]`` is shaded and labelled with its mass.
+    The region ``[A - Δ, A]`` is shaded and labelled with its mass.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns mechanism, label, x, density.
+    annotations : pandas.DataFrame
+        Columns quantity, value (bound, delta_region_lower, delta_region_upper, delta_region_mass, …).
     """
     notes = dict(zip(annotations.quantity, annotations.value))
     figure, axes = new_figure(width=6.4, height=3.8)
@@ -89,7 +94,12 @@ def density_overlay(data: pd.DataFrame, annotations: pd.DataFrame):
 def ratio_lines(data: pd.DataFrame, column: str):
     """Figs 2(a)/3(a): a cost ratio against ε (log axis), one curve per δ, with the break-even line y = 1.
 
-    ``data``: columns delta, epsilon and ``column`` (amplitude_ratio or power_ratio).
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns delta, epsilon and ``column``.
+    column : str
+        The ratio drawn: amplitude_ratio or power_ratio.
     """
     figure, axes = new_figure(width=6.0, height=4.0)
     ax = axes[0][0]
@@ -108,7 +118,14 @@ def ratio_lines(data: pd.DataFrame, column: str):
 def ratio_heatmap(data: pd.DataFrame, column: str, levels=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)):
     """Figs 2(b)/3(b): a cost ratio over log10 ε × log10 δ, coloured, with labelled contour lines.
 
-    ``data``: columns log10_delta, log10_epsilon and ``column``.
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns log10_delta, log10_epsilon and ``column``.
+    column : str
+        The ratio drawn: amplitude_ratio or power_ratio.
+    levels : sequence of float
+        The ratios of the labelled contour lines.
     """
     grid = data.pivot(index="log10_delta", columns="log10_epsilon", values=column).sort_index().sort_index(axis=1)
     x, y, z = grid.columns.to_numpy(float), grid.index.to_numpy(float), grid.to_numpy(float)
@@ -128,8 +145,11 @@ def ratio_heatmap(data: pd.DataFrame, column: str, levels=(0.2, 0.3, 0.4, 0.5, 0
 def bound_gap(data: pd.DataFrame):
     """E1: reconstructed lower bound over upper bound against ε, per δ, with the δ → 0 limit curves.
 
-    ``data``: columns delta, epsilon, amplitude_bound_ratio, amplitude_bound_ratio_limit,
-    power_bound_ratio, power_bound_ratio_limit.
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns delta, epsilon, amplitude_bound_ratio, amplitude_bound_ratio_limit, power_bound_ratio,
+        power_bound_ratio_limit.
     """
     figure, axes = new_figure(1, 2, width=9.0, height=3.8)
     panels = (
@@ -170,8 +190,12 @@ def lp_optimum(data: pd.DataFrame):
     """E2: reconstructed lower bound ≤ LP(N) ≤ V* (extrapolated) ≤ truncated Laplacian, against ε.
 
     Top row: the costs (log–log); bottom row: truncated-Laplacian cost over each
-    estimate (1 = the truncated Laplacian is optimal). ``data``: columns epsilon,
-    cost, estimate, bins_per_sensitivity, value, upper_over_value.
+    estimate (1 = the truncated Laplacian is optimal).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns epsilon, delta, cost, estimate, bins_per_sensitivity, value, upper_over_value.
     """
     costs = list(dict.fromkeys(data.cost))
     figure, axes = new_figure(2, len(costs), width=4.6 * len(costs), height=6.6, sharex=True)
@@ -207,7 +231,13 @@ def monte_carlo_moments(data: pd.DataFrame, width: float = 3.0):
     """E3: relative error of the empirical E|X| and E X² against the closed forms, with ±``width`` SE bars.
 
     One panel per moment; x = the (ε, δ) points, one marker per sampler.
-    ``data``: columns epsilon, delta, sampler, moment, n_samples, relative_error, relative_standard_error.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns epsilon, delta, sampler, moment, n_samples, relative_error, relative_standard_error.
+    width : float
+        Half-width of the error bars, in standard errors.
     """
     moments = list(dict.fromkeys(data.moment))
     figure, axes = new_figure(len(moments), 1, width=9.0, height=2.9 * len(moments) + 0.6, sharex=True)
@@ -242,7 +272,11 @@ def privacy_audit(data: pd.DataFrame):
     """E4: hockey-stick divergence H_ε'(d) against the shift d (log y), numerical (markers) and exact (lines).
 
     One panel per calibration (ε, δ); series ε' = ε and ε' < ε; dashed line at δ.
-    ``data``: columns epsilon, delta, epsilon_prime, shift, hockey_stick_numeric, hockey_stick_exact.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns epsilon, delta, epsilon_prime, shift, hockey_stick_numeric, hockey_stick_exact.
     """
     cases = list(dict.fromkeys(zip(data.epsilon, data.delta)))
     ncols = min(2, len(cases))
@@ -280,7 +314,10 @@ def privacy_audit(data: pd.DataFrame):
 def privacy_profiles(data: pd.DataFrame):
     """E5: δ(ε') at shift Δ for mechanisms calibrated to the same (ε, δ); log y (zeros are not drawn).
 
-    ``data``: columns mechanism, label, epsilon, delta, epsilon_prime, delta_prime.
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns mechanism, label, epsilon, delta, epsilon_prime, delta_prime.
     """
     figure, axes = new_figure(width=6.0, height=4.0)
     ax = axes[0][0]
@@ -308,8 +345,11 @@ def privacy_profiles(data: pd.DataFrame):
 def small_epsilon_limit(data: pd.DataFrame):
     """E7: R_V and R_D against ε down to the ε → 0 regime, with their limits (dashed; ≈ π/4, π/6 for small δ).
 
-    ``data``: columns delta, epsilon, amplitude_ratio, power_ratio, amplitude_ratio_limit,
-    power_ratio_limit, amplitude_ratio_limit_small_delta, power_ratio_limit_small_delta.
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns delta, epsilon, amplitude_ratio, power_ratio, amplitude_ratio_limit, power_ratio_limit,
+        amplitude_ratio_limit_small_delta, power_ratio_limit_small_delta.
     """
     figure, axes = new_figure(width=6.0, height=4.0)
     ax = axes[0][0]

@@ -75,7 +75,12 @@ def _setting(rows: pd.DataFrame) -> str:
 def gamma_shapes(data: pd.DataFrame, ncols: int = 3):
     """γ(l) against the vote count l, one panel per m (titled "m = …"), one line per series.
 
-    ``data``: columns figure, K, m, epsilon, Delta, series, l, gamma (the ``SHAPE_COLUMNS`` table).
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns figure, K, m, epsilon, Delta, series, l, gamma (the ``SHAPE_COLUMNS`` table).
+    ncols : int
+        Panels per row (at most one per m).
     """
     ms = list(dict.fromkeys(data.m))
     ncols = min(ncols, len(ms))
@@ -153,11 +158,15 @@ def _error_panel(ax, panel: pd.DataFrame, annotate: bool, log_y: bool = False) -
 
 
 def ensemble_errors(data: pd.DataFrame, log_y=LOG_Y_PRIORS):
-    """Bars of E(DaRRM_γ) (mean ± std over repeats) per m and series; one panel per actual prior,
-    on a log y axis for the priors in ``log_y``.
+    """Bars of E(DaRRM_γ) (mean ± std over repeats) per m and series; one panel per actual prior.
 
-    ``data``: columns figure, K, m, epsilon, Delta, series, actual_prior, error_mean, error_std,
-    n_draws, n_repeats, note (the ``ERROR_COLUMNS`` table).
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns figure, K, m, epsilon, Delta, series, actual_prior, error_mean, error_std, n_draws,
+        n_repeats, note (the ``ERROR_COLUMNS`` table).
+    log_y : collection of str
+        The actual priors whose panel has a log y axis.
     """
     priors = list(dict.fromkeys(data.actual_prior))
     n_ms = data.m.nunique()
@@ -194,10 +203,13 @@ def ensemble_errors(data: pd.DataFrame, log_y=LOG_Y_PRIORS):
 
 
 def feasible_region(data: pd.DataFrame):
-    """The region F of ``(p, p')`` for one (ε, Δ)-DP mechanism, shaded, with its four DP boundaries.
+    """Region F of ``(p, p')`` for one (ε, Δ)-DP mechanism, shaded, with its four DP boundaries.
 
-    ``data``: columns epsilon, Delta, element (region | boundary), label, description, order, p,
-    p_prime (the ``REGION_COLUMNS`` table; region rows are the vertices in polygon order).
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Columns figure, epsilon, Delta, element (region | boundary), label, description, order, p,
+        p_prime (the ``REGION_COLUMNS`` table; region rows are the vertices in polygon order).
     """
     figure, axes = new_figure(width=5.4, height=5.0)
     ax = axes[0][0]
@@ -238,8 +250,15 @@ def feasible_region(data: pd.DataFrame):
 
 
 def gnmax_variance(data: pd.DataFrame):
-    """F10: σ²(λ) of GNMax against the Rényi order λ, one panel per dataset, one curve per m; the
-    order λ* the calibration picks is marked. ``data``: the ``gnmax_variance_table`` columns."""
+    """F10: σ²(λ) of GNMax against the Rényi order λ, one panel per dataset, one curve per m.
+
+    The order λ* the calibration picks is marked.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The ``gnmax_variance_table`` columns.
+    """
     datasets = list(dict.fromkeys(data.dataset))
     figure, axes = new_figure(1, len(datasets), width=4.2 * len(datasets), height=3.6, sharey=True)
     for ax, dataset in zip(axes[0], datasets):

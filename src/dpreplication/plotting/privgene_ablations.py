@@ -22,8 +22,17 @@ def _grouped_bars(ax, panel: pd.DataFrame, groups: list[str], series: dict[str, 
 
 
 def reachable_set_bars(table: pd.DataFrame):
-    """Per task: NoPrivacy, the best model in the reachable set at the paper's r and at ours, and
-    PrivGene at the same ε, per dataset."""
+    """Per task and dataset: NoPrivacy, the best model of the reachable set at the paper's r and at ours, PrivGene.
+
+    PrivGene runs at the same ε.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table of :func:`~dpreplication.replications.privgene_ablations.reachable_set_table`;
+        read: task (lr, svm), dataset, setting (``paper``, ``ours``), r, error, noprivacy_error,
+        privgene_error, epsilon.
+    """
     figure, axes = new_figure(1, 2, width=9.0, height=3.4)
     for ax, task in zip(axes[0], ("lr", "svm")):
         rows = table[table.task == task]
@@ -50,7 +59,14 @@ def reachable_set_bars(table: pd.DataFrame):
 
 
 def schedule_points(table: pd.DataFrame):
-    """One panel per (dataset, task): each schedule's mean error with its 95 % CI; NoPrivacy dashed."""
+    """One panel per (dataset, task): each schedule's mean error with its 95 % CI; NoPrivacy dashed.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table of :func:`~dpreplication.replications.privgene_ablations.schedule_ablation_summary`;
+        read: dataset, task, schedule, epsilon, error, error_ci_low, error_ci_high, noprivacy_error.
+    """
     panels = list(dict.fromkeys(zip(table.dataset, table.task)))
     figure, axes = new_figure(1, len(panels), width=2.6 * len(panels), height=3.2)
     for ax, (dataset, task) in zip(axes[0], panels):
@@ -68,7 +84,18 @@ def schedule_points(table: pd.DataFrame):
 
 
 def pooled_ratio_against_c(curves: pd.DataFrame, marked_c: float, reference_c: float):
-    """Fig. 2 per ε: the ratio pooled over the panels against c, one line per ε and the grid mean."""
+    """Fig. 2 per ε: the ratio pooled over the panels against c, one line per ε and the grid mean.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        The curve table of :func:`~dpreplication.replications.privgene_ablations.choice_of_c_by_epsilon`;
+        read: epsilon (a label), c_x1e3, ratio.
+    marked_c : float
+        The paper's choice of c, marked by a dotted line.
+    reference_c : float
+        The reference c the ratios are relative to, as the y label names it.
+    """
     figure, axes = new_figure(1, 1, width=4.6, height=3.4)
     ax = axes[0][0]
     pooled = curves.groupby(["epsilon", "c_x1e3"], as_index=False, sort=False).ratio.mean()
@@ -87,7 +114,14 @@ def pooled_ratio_against_c(curves: pd.DataFrame, marked_c: float, reference_c: f
 
 
 def gupt_variant_bars(table: pd.DataFrame):
-    """log10(GUPT / PrivGene) per Fig. 5 panel and GUPT variant, with the paper's 2 ± 0.5 shaded."""
+    """log10(GUPT / PrivGene) per Fig. 5 panel and GUPT variant, with the paper's 2 ± 0.5 shaded.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table of :func:`~dpreplication.replications.privgene_ablations.gupt_variants_summary`;
+        read: dataset, task, variant, epsilon, log10_ratio.
+    """
     figure, axes = new_figure(1, 1, width=6.4, height=3.4)
     ax = axes[0][0]
     panels = list(dict.fromkeys(zip(table.dataset, table.task)))

@@ -68,8 +68,13 @@ def series_gamma(
 ) -> np.ndarray:
     """γ(0..K) of one named series at budget ``(mε, δ)``; ``opt*`` via the (memoised) LP.
 
-    ``prior_means`` overrides the objective's q̄ of ``opt-U`` / ``opt-P`` (default: the folded
-    means 0.75 / 0.85 of :data:`OPTIMISATION_PRIORS`, both [I]).
+    Parameters
+    ----------
+    series : str
+        ``opt``, ``opt-U``, ``opt-P``, ``Sub``, ``DSub`` or ``const``.
+    prior_means : dict or None
+        Overrides the objective's q̄ of ``opt-U`` / ``opt-P`` (default: the folded means
+        0.75 / 0.85 of :data:`OPTIMISATION_PRIORS`, both [I]).
     """
     if series == "opt":
         if mean_probability is None:
@@ -102,8 +107,14 @@ def gamma_shapes(
 ) -> pd.DataFrame:
     """γ(l), ``l = 0..K``, of every series for every ``m``, labelled ``figure`` (F2, F5, F7, F9).
 
-    ``δ = composed_delta(m, Δ, composition)``; ``Δ = 0`` is pure DP. ``mean_probability``: q̄ of
-    the ``opt`` objective; ``prior_means``: q̄ of ``opt-U`` / ``opt-P`` (None: 0.75 / 0.85).
+    ``δ = composed_delta(m, Δ, composition)``; ``Δ = 0`` is pure DP.
+
+    Parameters
+    ----------
+    mean_probability : float or None
+        q̄ of the ``opt`` objective.
+    prior_means : dict or None
+        q̄ of ``opt-U`` / ``opt-P`` (None: 0.75 / 0.85).
     """
     rows = []
     for m in ms:
@@ -124,14 +135,14 @@ def ensemble_errors(
     seed: int,
     zero_below: float,
 ) -> pd.DataFrame:
-    """Monte-Carlo ``E(DaRRM_γ)`` (spec §1.3) for every γ in a shape table and every actual prior,
-    labelled ``figure`` (F3, F6, F8 of the F2, F5, F7 shapes under ``T_U``; F9 under several priors).
+    """Monte-Carlo ``E(DaRRM_γ)`` (spec §1.3) for every γ in a shape table and every actual prior.
 
-    Mean ± std over ``n_repeats`` estimates of ``n_draws`` vectors each; means below
-    ``zero_below`` are reported as 0 (the paper zeroes values below 1e-5 [C]). On the rows of
-    an optimised series (``opt*``), ``opt_minus_best_baseline`` is its mean minus the smallest
-    mean of the baselines (Sub, DSub, const) in the same setting and actual prior (≤ 0 when
-    γ_opt is at least as good as every baseline); NaN on baseline rows.
+    Rows are labelled ``figure`` (F3, F6, F8 of the F2, F5, F7 shapes under ``T_U``; F9 under
+    several priors). Mean ± std over ``n_repeats`` estimates of ``n_draws`` vectors each; means
+    below ``zero_below`` are reported as 0 (the paper zeroes values below 1e-5 [C]). On the rows
+    of an optimised series (``opt*``), ``opt_minus_best_baseline`` is its mean minus the smallest
+    mean of the baselines (Sub, DSub, const) in the same setting and actual prior (≤ 0 when γ_opt
+    is at least as good as every baseline); NaN on baseline rows.
     """
     keys = ["K", "m", "epsilon", "Delta", "delta", "series"]
     rows = []
@@ -196,8 +207,11 @@ def lp_diagnostics(
     mean_probability: float = 0.75,
     solver: str = "highs",
 ) -> pd.DataFrame:
-    """One row per LP: size (rows after presolve, cols, nnz), build/solve seconds, the scaling
-    repair, and the exact verifier's violation of the repaired γ (spec §4, §6)."""
+    """One row per LP: size, timings, scaling repair and the verifier's violation (spec §4, §6).
+
+    Size: rows after presolve, cols, nnz; timings: build/solve seconds; the violation is the exact
+    verifier's, of the repaired γ.
+    """
     rows = []
     for m in ms:
         delta = mj.composed_delta(m, Delta, composition)
@@ -217,8 +231,13 @@ def lp_diagnostics(
 def lp_diagnostics_table(*, cases, solver: str) -> pd.DataFrame:
     """:func:`lp_diagnostics` for several settings, e.g. the LPs behind F2, F5 and F7.
 
-    ``cases``: dicts with ``setting, K, ms, epsilon`` and optionally ``Delta, composition,
-    mean_probability``. The wall-clock columns :data:`LP_TIMING_COLUMNS` are included; drop
-    them before writing a table that is compared between runs.
+    The wall-clock columns :data:`LP_TIMING_COLUMNS` are included; drop them before writing a
+    table that is compared between runs.
+
+    Parameters
+    ----------
+    cases : iterable of dict
+        Each with ``setting, K, ms, epsilon`` and optionally ``Delta, composition,
+        mean_probability``.
     """
     return pd.concat([lp_diagnostics(solver=solver, **case) for case in cases], ignore_index=True)

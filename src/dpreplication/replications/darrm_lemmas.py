@@ -204,7 +204,7 @@ def double_subsampling_rows():
 
 
 def lp_size_rows():
-    """Number of vertex multisets C(K+V−1, V−1) (spec §6.4)."""
+    """Check the number of vertex multisets C(K+V−1, V−1) (spec §6.4)."""
     return [
         verified_row(
             "number of vertex multisets",

@@ -1,7 +1,7 @@
-"""DaRRM private prediction (Jiang, Zhang & Joshi, TMLR 2024, §6.2; spec §3): label queries by
-the private majority of K teachers trained on disjoint shards.
+"""DaRRM private prediction (Jiang, Zhang & Joshi, TMLR 2024, §6.2; spec §3).
 
-The teachers and their cached vote matrices come from
+Queries are labelled by the private majority of K teachers trained on disjoint shards. The
+teachers and their cached vote matrices come from
 :func:`dpreplication.replications.darrm_teachers.teacher_votes`. One function per table, each a
 tidy DataFrame:
 
@@ -46,7 +46,7 @@ METHODS = ("gnmax", "sub", "opt")
 
 
 def needs_download(dataset: str, status: dict) -> str:
-    """The ``data_status`` text of rows that could not be computed because ``dataset`` is missing."""
+    """Return the ``data_status`` text of rows that could not be computed because ``dataset`` is missing."""
     missing = "; ".join(f"{name}: {reason}" for name, reason in status.get("missing", {}).items())
     return (
         f"{NEEDS_DOWNLOAD}: {dataset} is not available ({missing}); download it or place it under the "
@@ -79,9 +79,12 @@ def gamma_opt(settings: dict, dataset: str, m: int, solver: str) -> np.ndarray:
 
 
 def privacy_table(settings: dict, solver: str) -> pd.DataFrame:
-    """Per (dataset, m, Q): the per-query budget, GNMax's σ and RDP order λ*, GNMax's accuracy on a
-    unanimous correct K–0 vote ``Φ(K/(√2σ))``, γ_opt's exact privacy violation (≤ 0: private) and
-    distance from the plain majority, and the total ``(ε, δ)`` over Q queries (advanced composition)."""
+    """Per (dataset, m, Q): the per-query privacy of the three aggregators and the total over Q queries.
+
+    Columns: the per-query budget, GNMax's σ and RDP order λ*, GNMax's accuracy on a unanimous
+    correct K–0 vote ``Φ(K/(√2σ))``, γ_opt's exact privacy violation (≤ 0: private) and distance
+    from the plain majority, and the total ``(ε, δ)`` over Q queries (advanced composition).
+    """
     rows = []
     K = settings["teachers"]
     for dataset in settings["datasets"]:
@@ -136,7 +139,8 @@ def expected_accuracies(private_votes, nonprivate_votes, truth, classes, m: int,
     """Exact probability that each aggregator labels each pool image correctly, ``(n,)`` per method.
 
     GNMax: ``Φ((n_true − n_other)/(√2σ))``; Sub: ``h_m(L)`` (Lemma 3.1); opt: ``½ + ½ s_L γ(L)``
-    for the right sign; ``L`` = number of private votes for class 1."""
+    for the right sign; ``L`` = number of private votes for class 1.
+    """
     ones = binary_votes(private_votes, classes).sum(axis=1)
     is_one = truth == classes[1]
     K = private_votes.shape[0]
@@ -162,9 +166,16 @@ def simulate_queries(
     seed: int,
     dataset: str,
 ) -> dict:
-    """Number of correct labels of each aggregator on ``draws`` random sets of ``queries`` pool
-    images (without replacement; the same sets for every method and budget m), ``(draws,)`` ints
-    per method."""
+    """Count each aggregator's correct labels on ``draws`` random sets of ``queries`` pool images.
+
+    The images of a set are drawn without replacement; the sets are the same for every method and
+    budget m.
+
+    Returns
+    -------
+    dict
+        ``(draws,)`` ints per method.
+    """
     binary = binary_votes(private_votes, classes)
     counts = class_counts(nonprivate_votes, classes)
     correct = {method: np.empty(draws, dtype=np.int64) for method in METHODS}
@@ -193,13 +204,20 @@ def z_score(mean: float, expected: float, standard_error: float) -> float:
 
 
 def accuracy_table(votes: dict, statuses: dict, settings: dict, seed: int, solver: str) -> pd.DataFrame:
-    """Per (dataset, m, Q): mean and population std over the draws of each aggregator's accuracy
-    (the paper's "mean (std)"), its exact expectation over the pool, the z-score of the mean
-    against that expectation, the pairwise gaps, and the per-query and total privacy.
+    """Per (dataset, m, Q): each aggregator's accuracy over the draws against its exact expectation.
 
-    ``votes``: ``{dataset: {"private": arrays, "nonprivate": arrays}}`` (arrays as returned by
-    :func:`~dpreplication.replications.darrm_teachers.teacher_votes`) for the available datasets;
-    ``statuses`` as in :func:`~dpreplication.replications.darrm_teacher_quality.teachers_table`."""
+    Mean and population std over the draws of each aggregator's accuracy (the paper's "mean
+    (std)"), its exact expectation over the pool, the z-score of the mean against that
+    expectation, the pairwise gaps, and the per-query and total privacy.
+
+    Parameters
+    ----------
+    votes : dict
+        ``{dataset: {"private": arrays, "nonprivate": arrays}}`` (arrays as returned by
+        :func:`~dpreplication.replications.darrm_teachers.teacher_votes`) for the available datasets.
+    statuses : dict
+        As in :func:`~dpreplication.replications.darrm_teacher_quality.teachers_table`.
+    """
     classes = list(settings["classes"])
     draws = settings["draws"]
     privacy = privacy_table(settings, solver).set_index(["dataset", "m", "queries"])
@@ -284,9 +302,12 @@ def accuracy_table(votes: dict, statuses: dict, settings: dict, seed: int, solve
 
 
 def read_cached(inputs, datasets) -> tuple[dict, dict, dict]:
-    """``(statuses, votes, per_teacher)`` from a rule's named inputs: ``status_<dataset>`` (JSON of
-    :func:`dpreplication.data.fetch.availability`), ``votes_<dataset>_<kind>`` (``.npz``) and
-    ``teachers_<dataset>_<kind>`` (CSV), the latter two present for available datasets only."""
+    """Read ``(statuses, votes, per_teacher)`` from a rule's named inputs.
+
+    The inputs are ``status_<dataset>`` (JSON of :func:`dpreplication.data.fetch.availability`),
+    ``votes_<dataset>_<kind>`` (``.npz``) and ``teachers_<dataset>_<kind>`` (CSV), the latter two
+    present for available datasets only.
+    """
     import json
     from pathlib import Path
 
@@ -303,8 +324,10 @@ def read_cached(inputs, datasets) -> tuple[dict, dict, dict]:
 
 
 def gnmax_variance_table(privacy: pd.DataFrame, max_order: float) -> pd.DataFrame:
-    """F10: GNMax's σ²(λ) for each (dataset, m) of the privacy table, at its per-query budget
-    ``(ε, δ)``; ``chosen`` marks the λ* the table's σ was calibrated at."""
+    """F10: GNMax's σ²(λ) for each (dataset, m) of the privacy table, at its per-query budget ``(ε, δ)``.
+
+    ``chosen`` marks the λ* the table's σ was calibrated at.
+    """
     frames = []
     budgets = privacy.drop_duplicates(["dataset", "m"])[["dataset", "m", "epsilon_query", "delta_query", "gnmax_order"]]
     for row in budgets.itertuples(index=False):

@@ -1,7 +1,7 @@
-"""DaRRM private prediction: are the private MNIST teachers weak because of the training
-configuration? Ablations of DP-SGD within the paper's protocol (issue "DaRRM on MNIST").
+"""DaRRM private prediction: ablations of DP-SGD within the paper's protocol (issue "DaRRM on MNIST").
 
-Each configuration fixes the epochs, the optimiser and its learning rate, and a privacy budget:
+Are the private MNIST teachers weak because of the training configuration? Each configuration
+fixes the epochs, the optimiser and its learning rate, and a privacy budget:
 
 * ``stated``: the teachers' stated ``(ε_teacher, Δ)`` under our RDP accountant. With ``epochs``
   null it is the pipeline's protocol itself (σ of the config, the most steps within ε); with a
@@ -13,12 +13,13 @@ Each configuration fixes the epochs, the optimiser and its learning rate, and a 
 Every configuration trains teachers ``0..n−1`` on the same shards with the same seeds as the
 pipeline (common random numbers: the configurations differ only in what they change), so the
 ``stated`` configuration reproduces the cached votes of the pipeline (checked, on CPU). A row
-reports the per-teacher accuracies and collapse (:func:`~dpreplication.replications.darrm_teacher_quality.vote_diagnostics`),
-ε of the budget's accountant and of ours at the stated Δ, and — when all K teachers are trained
-— the exact expected accuracies of GNMax, DaRRM_Sub and DaRRM_opt over the test pool at the
-stated per-query budget ``(mε_teacher, mΔ)``. ``best`` marks the configuration within the stated
-budget whose teachers are the most accurate on average; :func:`best_configuration_votes`
-completes it to K teachers for the accuracy table of the best configuration.
+reports the per-teacher accuracies and collapse
+(:func:`~dpreplication.replications.darrm_teacher_quality.vote_diagnostics`), ε of the budget's
+accountant and of ours at the stated Δ, and — when all K teachers are trained — the exact
+expected accuracies of GNMax, DaRRM_Sub and DaRRM_opt over the test pool at the stated
+per-query budget ``(mε_teacher, mΔ)``. ``best`` marks the configuration within the stated budget
+whose teachers are the most accurate on average; :func:`best_configuration_votes` completes it to
+K teachers for the accuracy table of the best configuration.
 """
 
 from __future__ import annotations
@@ -44,9 +45,12 @@ ABLATION_SETTINGS = ("mean_probability", "gnmax_max_order", "solver")
 
 
 def ablation_settings(section: dict, ablation: dict, solver: str) -> dict:
-    """What the ablation depends on: the private teachers' settings of its dataset
+    """Return the settings the ablation depends on.
+
+    The private teachers' settings of its dataset
     (:func:`~dpreplication.replications.darrm_teachers.teacher_settings`), γ_opt's and GNMax's
-    parameters, and the ablation section itself (so that e.g. the query counts do not rerun it)."""
+    parameters, and the ablation section itself (so that e.g. the query counts do not rerun it).
+    """
     chosen = teachers.teacher_settings(section, ablation["dataset"], "private")
     return {**chosen, **{key: section[key] for key in ABLATION_SETTINGS[:-1]}, "solver": solver, "ablation": ablation}
 
@@ -55,9 +59,13 @@ def ablation_settings(section: dict, ablation: dict, solver: str) -> dict:
 class TrainingPlan:
     """One configuration, resolved: DP-SGD steps and σ, and its privacy under two accountants.
 
-    ``epsilon``/``delta``/``accountant``: the configuration's own budget as its accountant
-    reports it; ``epsilon_stated_delta``: our RDP ε at the stated Δ, which decides
-    ``within_stated_budget`` (≤ the stated ε_teacher)."""
+    Attributes
+    ----------
+    epsilon, delta, accountant
+        The configuration's own budget as its accountant reports it.
+    epsilon_stated_delta : float
+        Our RDP ε at the stated Δ, which decides ``within_stated_budget`` (≤ the stated ε_teacher).
+    """
 
     config: str
     budget: str
@@ -120,9 +128,17 @@ def training_plan(config: dict, settings: dict, sample_rate: float) -> TrainingP
 def train_configuration(files: dict, settings: dict, config: dict, indices, seed: int, threads: int = 1):
     """Train the private teachers ``indices`` of the ablation's dataset under ``config``.
 
-    Returns ``(plan, votes, pool, rows)``: the resolved :class:`TrainingPlan`, the votes
-    ``(len(indices), n_test)``, the test pool ``(labels, test_index)`` and one dict per teacher
-    (its diagnostics and training seconds)."""
+    Returns
+    -------
+    plan : TrainingPlan
+        The resolved plan.
+    votes : numpy.ndarray
+        The votes, ``(len(indices), n_test)``.
+    pool : tuple
+        The test pool ``(labels, test_index)``.
+    rows : list of dict
+        One dict per teacher: its diagnostics and training seconds.
+    """
     from dpreplication.learning import teachers as learning
 
     dataset = settings["ablation"]["dataset"]
@@ -166,8 +182,11 @@ def train_configuration(files: dict, settings: dict, config: dict, indices, seed
 
 
 def aggregator_expectations(private_votes, nonprivate_votes, truth, settings: dict, m: int) -> dict:
-    """Exact expected accuracy over the pool of GNMax, DaRRM_Sub and DaRRM_opt at the stated
-    per-query budget ``(mε_teacher, mΔ)`` (:func:`~dpreplication.replications.darrm_prediction.expected_accuracies`)."""
+    """Exact expected accuracy over the pool of GNMax, DaRRM_Sub and DaRRM_opt.
+
+    At the stated per-query budget ``(mε_teacher, mΔ)``
+    (:func:`~dpreplication.replications.darrm_prediction.expected_accuracies`).
+    """
     dataset = settings["ablation"]["dataset"]
     epsilon, delta = prediction.query_budget(settings, dataset, m)
     sigma = rdp.gnmax_noise_scale(epsilon, delta, settings["gnmax_max_order"]).sigma
@@ -207,7 +226,7 @@ ABLATION_COLUMNS = [
 
 
 def summary_row(plan: TrainingPlan, rows: list[dict]) -> dict:
-    """The table row of one configuration from its per-teacher diagnostics."""
+    """Return the table row of one configuration from its per-teacher diagnostics."""
     frame = pd.DataFrame(rows)
     resolved = asdict(plan)
     return {
@@ -228,8 +247,10 @@ def summary_row(plan: TrainingPlan, rows: list[dict]) -> dict:
 
 
 def mark_best(table: pd.DataFrame) -> pd.DataFrame:
-    """``best``: the configuration within the stated budget with the highest mean teacher
-    accuracy (the first in the configured order on a tie)."""
+    """Mark as ``best`` the configuration within the stated budget with the highest mean teacher accuracy.
+
+    On a tie, the first in the configured order.
+    """
     table = table.copy()
     within = table.within_stated_budget.astype(bool)
     if not within.any():
@@ -242,12 +263,25 @@ def mark_best(table: pd.DataFrame) -> pd.DataFrame:
 def ablation_table(
     files: dict | None, settings: dict, cached: dict | None, seed: int, status: str = "", threads: int = 1
 ):
-    """The ablation: ``(table, per_teacher, votes)``.
+    """Run the ablation.
 
-    ``cached``: the pipeline's ``{"private": arrays, "nonprivate": arrays}`` of the dataset (the
-    stated configuration is checked against the private votes; GNMax needs the non-private
-    ones). ``files`` None (dataset unavailable): one row per configuration whose ``data_status``
-    is ``status``. ``votes``: ``{config: (n, n_test) votes, "labels", "test_index"}``."""
+    Parameters
+    ----------
+    files : dict or None
+        None (dataset unavailable): one row per configuration whose ``data_status`` is ``status``.
+    cached : dict or None
+        The pipeline's ``{"private": arrays, "nonprivate": arrays}`` of the dataset (the stated
+        configuration is checked against the private votes; GNMax needs the non-private ones).
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        One row per configuration (columns :data:`ABLATION_COLUMNS`).
+    per_teacher : pandas.DataFrame
+        One row per configuration and trained teacher (empty when ``files`` is None).
+    votes : dict
+        ``{config: (n, n_test) votes, "labels", "test_index"}`` (empty when ``files`` is None).
+    """
     ablation = settings["ablation"]
     K, n, m = settings["teachers"], ablation["teachers"], ablation["m"]
     if n > K:
@@ -287,9 +321,15 @@ def ablation_table(
 def best_configuration_votes(
     files: dict, settings: dict, table: pd.DataFrame, votes: dict, seed: int, threads: int = 1
 ):
-    """The K private teachers of the ``best`` configuration: the ablation's ``n`` teachers, and
-    teachers ``n..K−1`` trained now with the same plan and seeds. Returns ``(config name,
-    arrays as from teacher_votes, per-teacher rows of the teachers trained now)``."""
+    """Complete the ``best`` configuration to its K private teachers.
+
+    The ablation's ``n`` teachers, and teachers ``n..K−1`` trained now with the same plan and seeds.
+
+    Returns
+    -------
+    tuple
+        ``(config name, arrays as from teacher_votes, per-teacher rows of the teachers trained now)``.
+    """
     name = table.loc[table.best.astype(bool), "config"].item()
     config = next(c for c in settings["ablation"]["configs"] if c["name"] == name)
     trained = votes[name]
@@ -305,11 +345,17 @@ def best_configuration_votes(
 def best_configuration_accuracy(
     files: dict | None, settings: dict, table: pd.DataFrame, votes: dict, cached: dict | None, statuses: dict, seed: int
 ):
-    """The accuracy table (:func:`~dpreplication.replications.darrm_prediction.accuracy_table`) of
-    the ablation's dataset with the private teachers of its ``best`` configuration, the same query
-    draws and the same non-private teachers as the pipeline's table; first columns: the
-    configuration and its K teachers' mean accuracy and number collapsed. Returns ``(table,
-    per-teacher rows of the teachers trained now)``."""
+    """Return the accuracy table of the ablation's dataset with the private teachers of its ``best`` configuration.
+
+    The table of :func:`~dpreplication.replications.darrm_prediction.accuracy_table`, with the
+    same query draws and the same non-private teachers as the pipeline's table; first columns: the
+    configuration and its K teachers' mean accuracy and number collapsed.
+
+    Returns
+    -------
+    tuple
+        ``(table, per-teacher rows of the teachers trained now)``.
+    """
     dataset = settings["ablation"]["dataset"]
     one_dataset = {**settings, "datasets": {dataset: settings["datasets"][dataset]}}
     name, mean_accuracy, collapsed, rows, votes_by_dataset = "", np.nan, np.nan, [], {}

@@ -20,11 +20,18 @@ from dpreplication.scorecard.claims import DATA_STATUS_COLUMN
 
 
 def teachers_table(per_teacher: dict, statuses: dict, settings: dict) -> pd.DataFrame:
-    """One row per (dataset, kind): shards, steps, ε (max over teachers) against the stated ε, and
-    test accuracies (mean, std, min, max; each teacher's is in the rule's work CSV).
+    """One row per (dataset, kind): shards, steps, ε against the stated ε, and test accuracies.
 
-    ``per_teacher``: ``{(dataset, kind): DataFrame of teacher_votes}`` for the available datasets;
-    ``statuses``: ``{dataset: availability dict}``; missing datasets give NaN rows."""
+    ε is the max over teachers; the test accuracies are the mean, std, min and max (each teacher's
+    is in the rule's work CSV). Missing datasets give NaN rows.
+
+    Parameters
+    ----------
+    per_teacher : dict
+        ``{(dataset, kind): DataFrame of teacher_votes}`` for the available datasets.
+    statuses : dict
+        ``{dataset: availability dict}``.
+    """
     rows = []
     for dataset in settings["datasets"]:
         for kind in KINDS:
@@ -86,9 +93,12 @@ COLLAPSE_RATE = 0.9
 
 
 def vote_diagnostics(vote: np.ndarray, truth: np.ndarray, classes) -> dict:
-    """One teacher's votes ``vote`` on the pool with labels ``truth``: accuracy, the share of votes
-    for each class, the confusion counts (positive = ``classes[1]``) and ``collapsed``: more than
-    :data:`COLLAPSE_RATE` of the votes for class 1, or for anything else."""
+    """Diagnose one teacher's votes ``vote`` on the pool with labels ``truth``.
+
+    Accuracy, the share of votes for each class, the confusion counts (positive = ``classes[1]``)
+    and ``collapsed``: more than :data:`COLLAPSE_RATE` of the votes for class 1, or for anything
+    else.
+    """
     negative, positive = classes
     positive_rate = float(np.mean(vote == positive))
     return {
@@ -104,11 +114,13 @@ def vote_diagnostics(vote: np.ndarray, truth: np.ndarray, classes) -> dict:
 
 
 def teacher_diagnostics(votes: dict, statuses: dict, settings: dict) -> pd.DataFrame:
-    """One row per (dataset, kind, teacher) on the test pool: accuracy, the share of votes for each
-    of the two classes, the confusion counts (positive = the second class) and whether the teacher
-    has collapsed to one class (:data:`COLLAPSE_RATE`); plus one summary row per (dataset, kind),
-    ``teacher = "all"``, with the mean accuracy and the number collapsed. Unavailable datasets give
-    NaN rows that say why."""
+    """One row per (dataset, kind, teacher) on the test pool, plus one summary row per (dataset, kind).
+
+    A teacher's row: accuracy, the share of votes for each of the two classes, the confusion counts
+    (positive = the second class) and whether the teacher has collapsed to one class
+    (:data:`COLLAPSE_RATE`). The summary row, ``teacher = "all"``, has the mean accuracy and the
+    number collapsed. Unavailable datasets give NaN rows that say why.
+    """
     rows = []
     for dataset in settings["datasets"]:
         for kind in KINDS:

@@ -51,8 +51,10 @@ KIND_SETTINGS = {
 
 
 def teacher_settings(section: dict, dataset: str, kind: str) -> dict:
-    """The keys of the ``private_prediction`` config section that one teacher set depends on, so
-    that changing e.g. the query counts does not retrain the teachers."""
+    """Return the keys of the ``private_prediction`` config section that one teacher set depends on.
+
+    Only these, so that changing e.g. the query counts does not retrain the teachers.
+    """
     chosen = {key: section.get(key) for key in COMMON_SETTINGS + KIND_SETTINGS[kind]}
     return {**chosen, "datasets": {dataset: section["datasets"][dataset]}} if kind == "private" else chosen
 
@@ -60,8 +62,12 @@ def teacher_settings(section: dict, dataset: str, kind: str) -> dict:
 def two_class_split(files: dict, dataset: str, split: str, classes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Images, labels and original indices of the images of ``classes`` in one split.
 
-    ``files`` maps the catalogue's file names to local paths; each is re-verified against its
-    SHA256 (a file placed by hand is checked too) and read with the IDX header checks."""
+    Parameters
+    ----------
+    files : dict
+        Maps the catalogue's file names to local paths; each is re-verified against its SHA256 (a
+        file placed by hand is checked too) and read with the IDX header checks.
+    """
     paths = []
     for name in SPLITS[split]:
         paths.append(verify(files[name], DATASETS[dataset].file(name).sha256))
@@ -75,8 +81,14 @@ def teacher_shards(
 ) -> list[tuple[int, int]]:
     """``K`` contiguous disjoint shards ``[start, stop)`` of ``n`` training images (spec §3).
 
-    ``shard_size`` ``None``: ``⌊n/K⌋`` each, the remainder going to the last shard (the authors'
-    split; ``remainder="drop"`` drops it). A given ``shard_size`` takes the first ``K·size`` images."""
+    Parameters
+    ----------
+    shard_size : int or None
+        ``None``: ``⌊n/K⌋`` each, the remainder going to the last shard (the authors' split). A given
+        ``shard_size`` takes the first ``K·size`` images.
+    remainder : str
+        ``"drop"`` drops the remainder that ``shard_size=None`` gives to the last shard (``"last"``).
+    """
     size = n // teachers if shard_size is None else int(shard_size)
     if size < 1 or teachers * size > n:
         raise ValueError(f"{teachers} shards of {size} images do not fit in {n} training images")
@@ -87,13 +99,16 @@ def teacher_shards(
 
 
 def teacher_seed(seed: int, dataset: str, kind: str, teacher: int) -> int:
-    """The torch seed of one teacher, from the config seed and the teacher's keys."""
+    """Return the torch seed of one teacher, from the config seed and the teacher's keys."""
     return int(seeding.generator(seed, PAPER, "teachers", dataset, kind, teacher).integers(2**62))
 
 
 def training_data(files: dict, dataset: str, settings: dict) -> tuple[tuple, tuple, list[tuple[int, int]]]:
-    """``((x_train, y_train), (x_test, y_test, test_index), shards)``: the two-class training images
-    (the first ``train_size`` if set), the test pool the teachers vote on, and the K shards."""
+    """Load ``((x_train, y_train), (x_test, y_test, test_index), shards)``.
+
+    The two-class training images (the first ``train_size`` if set), the test pool the teachers
+    vote on, and the K shards.
+    """
     classes = list(settings["classes"])
     x_train, y_train, _ = two_class_split(files, dataset, "train", classes)
     if settings.get("train_size") is not None:
@@ -138,11 +153,17 @@ def teacher_votes(
 ) -> tuple[dict, pd.DataFrame]:
     """Train the ``K`` teachers of ``dataset`` (``kind`` private or nonprivate) and collect their votes.
 
-    Returns the arrays of the vote cache — ``votes`` ``(K, n_test)`` (class 0–9 per teacher and
-    test image), ``labels`` and ``test_index`` of the two-class test pool — and one row per
-    teacher (columns :data:`TEACHER_COLUMNS`). Private teachers take the same number of steps,
-    calibrated at the largest sampling rate of the shards, so each teacher's ε (logged, our
-    RDP accountant; Opacus' PRV accountant alongside) is at most the stated ``epsilon_teacher``.
+    Private teachers take the same number of steps, calibrated at the largest sampling rate of the
+    shards, so each teacher's ε (logged, our RDP accountant; Opacus' PRV accountant alongside) is
+    at most the stated ``epsilon_teacher``.
+
+    Returns
+    -------
+    arrays : dict
+        The arrays of the vote cache: ``votes`` ``(K, n_test)`` (class 0–9 per teacher and test
+        image), ``labels`` and ``test_index`` of the two-class test pool.
+    teachers : pandas.DataFrame
+        One row per teacher (columns :data:`TEACHER_COLUMNS`).
     """
     from dpreplication.learning import teachers as learning
 

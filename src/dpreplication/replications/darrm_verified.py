@@ -176,7 +176,7 @@ def k11_rows(draws, tolerance, seed, solver="highs"):
 
 
 def k101_rows(draws, tolerance, seed, solver="highs"):
-    """Setting 2 (K=101, ε=0.1, Δ=0): errors, γ_const, and the jagged γ_opt at m=10."""
+    """Check setting 2 (K=101, ε=0.1, Δ=0): errors, γ_const, and the jagged γ_opt at m=10."""
     setting = "LP K=101 eps=0.1 Delta=0"
     labels = ("opt", "Sub", "DSub", "RR")
     spec = {(m, s): SPEC_K101[m][i] for m in SPEC_K101 for i, s in enumerate(labels)}
@@ -249,7 +249,7 @@ def prior_rows(draws, tolerance, seed, solver="highs"):
 
 
 def verified_numbers(*, quick: bool, seed: int, solver: str) -> pd.DataFrame:
-    """The spec §5 "verified numbers" (and §6 acceptance values) recomputed, one row per number.
+    """Recompute the spec §5 "verified numbers" (and §6 acceptance values), one row per number.
 
     Columns :data:`VERIFIED_COLUMNS`: ``samples`` is the number of Monte-Carlo draws or random
     points behind a value (0 for exact values; kept out of ``parameters`` so that a row has the

@@ -1,7 +1,7 @@
-"""Permute-and-flip ≡ report-noisy-max with exponential noise (Ding et al. 2021): the exact tables,
-the privacy audit and the utility comparison with the exponential mechanism.
+"""Permute-and-flip ≡ report-noisy-max with exponential noise (Ding et al. 2021).
 
-One function per figure or table of the replication spec (§3, §5, §6), each returning a tidy
+The exact tables, the privacy audit and the utility comparison with the exponential mechanism:
+one function per figure or table of the replication spec (§3, §5, §6), each returning a tidy
 DataFrame. The mechanisms, their worst-case errors and the ε for a target error are in
 :mod:`dpreplication.mechanisms.selection`, the privacy loss in
 :mod:`dpreplication.accounting.privacy_loss`; this module builds the grids and tables. The
@@ -54,8 +54,10 @@ def score_vector(name: str, histograms: dict[str, np.ndarray] | None = None) -> 
 
 
 def draw(algorithm: str, q, epsilon, n, root_seed, *keys) -> np.ndarray:
-    """``n`` draws of a labelled sampler of :data:`~dpreplication.mechanisms.selection.SAMPLERS`
-    from the stream ``(root_seed, PAPER, *keys, algorithm, n)``."""
+    """Draw ``n`` samples from a labelled sampler of :data:`~dpreplication.mechanisms.selection.SAMPLERS`.
+
+    The draws come from the stream ``(root_seed, PAPER, *keys, algorithm, n)``.
+    """
     rng = seeding.generator(root_seed, PAPER, *keys, algorithm, n)
     return sel.SAMPLERS[algorithm](q, epsilon, 1.0, n, rng)
 
@@ -85,7 +87,7 @@ def exact_pmfs(cases: list[dict]) -> pd.DataFrame:
 
 
 def exact_summary(cases: list[dict]) -> pd.DataFrame:
-    """Expected error, top-item probability, TV to P&F and the TV bound of spec §3.3 per case."""
+    """Tabulate the expected error, top-item probability, TV to P&F and the TV bound of spec §3.3 per case."""
     rows = []
     for case in cases:
         q, epsilon = score_vector(case["vector"]), case["epsilon"]
@@ -264,7 +266,7 @@ def epsilon_at_em_error(histogram: np.ndarray, dataset: str, tasks: list[str], t
 
 
 def anchors(histograms: dict[str, np.ndarray], points: list[dict]) -> pd.DataFrame:
-    """The paper's quoted anchors: EM/P&F error ratio at ε, and how much more ε EM needs.
+    """Recompute the paper's quoted anchors: EM/P&F error ratio at ε, and how much more ε EM needs.
 
     ``epsilon_ratio = ε_EM / ε`` where ``ε_EM`` gives EM the error P&F has at ``ε``.
     """

@@ -1,12 +1,11 @@
-"""Permute-and-flip ≡ report-noisy-max with exponential noise (Ding et al. 2021): the equivalence
-shown by sampling (spec §4: Figures F1–F3, Tables T1–T2).
+"""Permute-and-flip ≡ report-noisy-max with exponential noise (Ding et al. 2021): the equivalence by sampling.
 
-Every algorithm of the chain (A1 RNM-Exp, A2 literal and batched permute-and-flip, A3/A4 the
-intermediate algorithms of Lemmas 2–4) and the controls (G = EM, L = RNM-Laplace) are sampled and
-compared with the exact pmfs and with each other. The samplers and the lemmas' internal objects
-are in :mod:`dpreplication.mechanisms.selection`, the tests in :mod:`dpreplication.statistics`;
-this module builds the grids and tables. Random steps draw from
-``seeding.generator(root_seed, PAPER, figure, ...)``.
+Spec §4: Figures F1–F3, Tables T1–T2. Every algorithm of the chain (A1 RNM-Exp, A2 literal and
+batched permute-and-flip, A3/A4 the intermediate algorithms of Lemmas 2–4) and the controls
+(G = EM, L = RNM-Laplace) are sampled and compared with the exact pmfs and with each other. The
+samplers and the lemmas' internal objects are in :mod:`dpreplication.mechanisms.selection`, the
+tests in :mod:`dpreplication.statistics`; this module builds the grids and tables. Random steps
+draw from ``seeding.generator(root_seed, PAPER, figure, ...)``.
 """
 
 from __future__ import annotations

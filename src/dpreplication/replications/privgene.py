@@ -48,7 +48,7 @@ def task_labels(task: str, labels: np.ndarray) -> np.ndarray:
 def make_fitness(
     task: str, features, labels, C: float = models.PRIVATE_SVM_C, k: int | None = None, kmeans_delta_factor: float = 2.0
 ):
-    """The fitness object of ``task`` (``lr``, ``svm`` or ``kmeans``) on training data (0/1 labels)."""
+    """Return the fitness object of ``task`` (``lr``, ``svm`` or ``kmeans``) on training data (0/1 labels)."""
     if task == "lr":
         return LogisticFitness(features, task_labels(task, labels))
     if task == "svm":
@@ -81,11 +81,15 @@ def privgene_method(
     per_iteration: bool = False,
     r_settings: PrivGeneSettings | None = None,
 ) -> Callable:
-    """A protocol method running PrivGene on the training fold and scoring the test fold.
+    """Return a protocol method running PrivGene on the training fold and scoring the test fold.
 
-    ``per_iteration``: one row per iteration — the test error of the vector selected at
-    that iteration (all are ε-DP outputs), with the trace (Δ1, Δ2, Δ used, scale).
-    ``r_settings``: take r from these settings (Figs 6–7 run EM with EEM's r).
+    Parameters
+    ----------
+    per_iteration : bool
+        One row per iteration — the test error of the vector selected at that iteration (all are
+        ε-DP outputs), with the trace (Δ1, Δ2, Δ used, scale).
+    r_settings : PrivGeneSettings or None
+        Take r from these settings (Figs 6–7 run EM with EEM's r).
     """
 
     def run(train_x, train_y, test_x, test_y, rng):
@@ -136,7 +140,7 @@ def training_size(n: int, folds: int) -> int:
 
 
 def job_generator(seed: int, figure: str, dataset: str, task: str, method: str, parameter: float, repetition: int):
-    """The per-fold generator factory of one job (spec §1 "Randomness")."""
+    """Return the per-fold generator factory of one job (spec §1 "Randomness")."""
     return lambda fold: seeding.generator(seed, PAPER, figure, dataset, task, method, parameter, repetition, fold)
 
 
@@ -242,7 +246,7 @@ def reference_job(
     folds: int,
     use_folds,
 ) -> pd.DataFrame:
-    """A NoPrivacy or Majority job (spec §3.1–§3.2) on one repetition's folds."""
+    """Run a NoPrivacy or Majority job (spec §3.1–§3.2) on one repetition's folds."""
     if method_name == "NoPrivacy":
         method = noprivacy_method(task, svm_C)
     elif method_name == "Majority":

@@ -72,8 +72,10 @@ def reachable_set_table(
     folds: int,
     use_folds,
 ) -> pd.DataFrame:
-    """Per (dataset, task, setting): the test error of the loss minimiser over the relaxed reachable
-    set ``K_ρ`` (:mod:`dpreplication.learning.reachable`) on the shared folds of repetition 0.
+    """Per (dataset, task, setting): the test error of the loss minimiser over the relaxed reachable set ``K_ρ``.
+
+    ``K_ρ`` is that of :mod:`dpreplication.learning.reachable`; the folds are the shared folds of
+    repetition 0.
 
     ``ρ = reach_radius(r)`` for r at ``ε`` with our training size (``ours``) and with the paper's
     (``paper``); ``box``: no ℓ1 limit. Beside it, on the same folds: NoPrivacy (LR; SVM with the
@@ -177,12 +179,19 @@ def schedule_ablation_job(
     folds: int,
     use_folds,
 ) -> pd.DataFrame:
-    """PrivGene (EEM, m' = 1) at ``ε`` with each mutation schedule of ``schedules`` (name →
-    ``initial_scale``, ``decay``, ``schedule`` and optional ``max_iterations``: r capped there, c
-    rescaled, as the additive schedule needs, spec §9) on the Figs 3–4 PrivGene job's folds and
-    streams. Columns of :func:`~dpreplication.replications.privgene_comparison.comparison_job` plus
-    ``schedule``, ``radius`` (the ℓ1 reach of the schedule in r selections) and ``noprivacy_error``
-    (NoPrivacy on the same fold; SVM with the tuned ``svm_C``)."""
+    """PrivGene (EEM, m' = 1) at ``ε`` with each mutation schedule of ``schedules``.
+
+    On the Figs 3–4 PrivGene job's folds and streams. Columns of
+    :func:`~dpreplication.replications.privgene_comparison.comparison_job` plus ``schedule``,
+    ``radius`` (the ℓ1 reach of the schedule in r selections) and ``noprivacy_error`` (NoPrivacy on
+    the same fold; SVM with the tuned ``svm_C``).
+
+    Parameters
+    ----------
+    schedules : dict of str to dict
+        Name → ``initial_scale``, ``decay``, ``schedule`` and optional ``max_iterations``: r capped
+        there, c rescaled, as the additive schedule needs (spec §9).
+    """
     n_train = training_size(len(data.features), folds)
     frames = []
     for name, change in schedules.items():
@@ -215,9 +224,12 @@ def schedule_ablation_job(
 
 
 def schedule_ablation_summary(jobs: pd.DataFrame, baseline: str = "default") -> pd.DataFrame:
-    """Per (dataset, task, schedule): r, ℓ1 reach, mean error (95 % CI), the paired difference to the
-    ``baseline`` schedule (same folds and streams) with its CI, NoPrivacy's mean error on the same
-    folds and ``above_noprivacy``, the mean paired excess over it."""
+    """Per (dataset, task, schedule): r, ℓ1 reach, mean error (95 % CI) and the paired difference to ``baseline``.
+
+    The paired difference to the ``baseline`` schedule (same folds and streams) comes with its CI;
+    beside them, NoPrivacy's mean error on the same folds and ``above_noprivacy``, the mean paired
+    excess over it.
+    """
     keys = ["dataset", "task", "repetition", "fold"]
     rows = []
     for (dataset, task), panel in jobs.groupby(["dataset", "task"], sort=False):
@@ -264,8 +276,10 @@ def choice_of_c_epsilon_job(
     folds: int,
     use_folds,
 ) -> pd.DataFrame:
-    """The Fig. 2 job (:func:`~dpreplication.replications.privgene_figures.choice_of_c_job`, the same
-    streams) at each ε of ``epsilons``."""
+    """Run the Fig. 2 job at each ε of ``epsilons``.
+
+    The job is :func:`~dpreplication.replications.privgene.choice_of_c_job`, with the same streams.
+    """
     return pd.concat(
         [
             choice_of_c_job(
@@ -290,12 +304,17 @@ GRID = "grid mean"
 
 
 def choice_of_c_by_epsilon(jobs: pd.DataFrame, reference_c: float, paper_c: float) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Fig. 2 per ε: the curve table (:func:`~dpreplication.replications.privgene_figures.choice_of_c`)
-    of the ``jobs`` at each of their ε, and the U-shape summary
-    (:func:`~dpreplication.replications.privgene_figures.choice_of_c_summary`) of every ε and of the
-    ``grid mean`` (each panel's ratio averaged over these ε, then pooled over panels).
+    """Fig. 2 per ε: the curve table of the ``jobs`` at each of their ε, and the U-shape summary.
 
-    Returns ``(curves, summary)``; both carry ``epsilon`` as a string label (``"0.1"``, ``"grid mean"``).
+    The curve table is :func:`~dpreplication.replications.privgene_figures.choice_of_c`; the
+    U-shape summary (:func:`~dpreplication.replications.privgene_figures.choice_of_c_summary`)
+    covers every ε and the ``grid mean`` (each panel's ratio averaged over these ε, then pooled over
+    panels).
+
+    Returns
+    -------
+    curves, summary : pandas.DataFrame
+        Both carry ``epsilon`` as a string label (``"0.1"``, ``"grid mean"``).
     """
     tables = [choice_of_c(group, reference_c) for _, group in jobs.groupby("epsilon", sort=True)]
     curves = pd.concat(tables, ignore_index=True)
@@ -324,13 +343,18 @@ def gupt_variants_job(
     restarts: int = 10,
     max_iter: int = 300,
 ) -> pd.DataFrame:
-    """Fig. 5 at one ε: PrivGene (EM, m' = 10) and GUPT with each variant of ``variants`` (name →
-    ``eps_fraction``, ``clamp_output``), ``runs`` runs on the full scaled data.
+    """Fig. 5 at one ε: PrivGene (EM, m' = 10) and GUPT with each variant of ``variants``.
 
-    Run ``i`` uses the streams of the Fig. 5 jobs of run ``i`` (partition, block fits, noise at ε),
-    so the variant ``eps_fraction = 1``, unclamped, reproduces the Fig. 5 GUPT value, PrivGene
-    reproduces its Fig. 5 value, and the GUPT variants share their block fits and Laplace draws.
+    ``runs`` runs on the full scaled data. Run ``i`` uses the streams of the Fig. 5 jobs of run
+    ``i`` (partition, block fits, noise at ε), so the variant ``eps_fraction = 1``, unclamped,
+    reproduces the Fig. 5 GUPT value, PrivGene reproduces its Fig. 5 value, and the GUPT variants
+    share their block fits and Laplace draws.
     Columns: dataset, task, k, run, method (``PrivGene`` or ``GUPT <variant>``), epsilon, variance.
+
+    Parameters
+    ----------
+    variants : dict of str to dict
+        Name → ``eps_fraction``, ``clamp_output``.
     """
     points, task = data.features, kmeans_task(k)
     fitness = make_fitness("kmeans", points, None, k=k, kmeans_delta_factor=algorithm["kmeans_delta_factor"])
@@ -361,8 +385,10 @@ def gupt_variants_job(
 
 
 def gupt_variants_summary(jobs: pd.DataFrame, variants: dict[str, dict]) -> pd.DataFrame:
-    """Per (dataset, task, GUPT variant): mean variances of GUPT and PrivGene over the same runs,
-    ``ratio = GUPT / PrivGene`` and ``log10_ratio`` (as the Fig. 5 ``comparison_pairs`` table)."""
+    """Per (dataset, task, GUPT variant): mean variances of GUPT and PrivGene over the same runs.
+
+    With ``ratio = GUPT / PrivGene`` and ``log10_ratio`` (as the Fig. 5 ``comparison_pairs`` table).
+    """
     rows = []
     for (dataset, task), panel in jobs.groupby(["dataset", "task"], sort=False):
         privgene_mean = float(panel[panel.method == "PrivGene"].variance.mean())

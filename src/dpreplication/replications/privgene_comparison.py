@@ -77,15 +77,19 @@ KMEANS_SETTINGS: dict[str, tuple[str, ...]] = {
 
 
 def job_settings(section: dict, algorithm: dict, protocol: dict, method: str) -> dict:
-    """Keyword arguments of :func:`comparison_job` for ``method`` from the config sections
-    ``privgene.comparison``, ``privgene.algorithm`` and ``privgene.protocol``."""
+    """Keyword arguments of :func:`comparison_job` for ``method`` from the config sections.
+
+    The sections are ``privgene.comparison``, ``privgene.algorithm`` and ``privgene.protocol``.
+    """
     pool = {**section, "algorithm": algorithm, "svm_C": algorithm["svm_C"]}
     return {"epsilons": section["epsilons"], **protocol, **{key: pool[key] for key in METHOD_SETTINGS[method]}}
 
 
 def kmeans_job_settings(section: dict, algorithm: dict, method: str) -> dict:
-    """Keyword arguments of :func:`kmeans_job` for ``method`` from ``privgene.comparison`` and its
-    ``kmeans`` subsection."""
+    """Keyword arguments of :func:`kmeans_job` for ``method`` from the config sections.
+
+    The sections are ``privgene.comparison`` and its ``kmeans`` subsection.
+    """
     pool = {**section, **section["kmeans"], "algorithm": algorithm}
     return {"epsilons": section["epsilons"], **{key: pool[key] for key in KMEANS_SETTINGS[method]}}
 
@@ -116,10 +120,14 @@ def linear_method(
     erm_svm_regulariser: float | None = None,
     erm_huber_h: float = objective_perturbation.HUBER_H,
 ) -> Callable:
-    """A protocol method running ``method`` on one fold at every ε (spec §3), one row per ε; its
-    last argument is the fold's stream factory ``keys -> Generator`` (:func:`job_streams`).
+    """Return a protocol method running ``method`` on one fold at every ε (spec §3), one row per ε.
 
-    ``erm_svm_regulariser=None``: Λ = 1/(C·n) with C = ``svm_C`` (spec §3.4 [inferred]).
+    Its last argument is the fold's stream factory ``keys -> Generator`` (:func:`job_streams`).
+
+    Parameters
+    ----------
+    erm_svm_regulariser : float or None
+        ``None``: Λ = 1/(C·n) with C = ``svm_C`` (spec §3.4 [inferred]).
     """
     if method not in METHODS[task] or method in EPSILON_FREE:
         raise ValueError(
@@ -128,8 +136,10 @@ def linear_method(
         )
 
     def releaser(train_x, train_y, streams) -> Callable[[float], np.ndarray]:
-        """``ε -> ω`` of a baseline; what does not depend on ε (PrivateSVM's weights, GUPT's
-        partition and block fits) is computed here, once for the grid."""
+        """``ε -> ω`` of a baseline; what does not depend on ε is computed here, once for the grid.
+
+        That is PrivateSVM's weights and GUPT's partition and block fits.
+        """
         y_pm = task_labels("svm", train_y)
         if method == "PrivateERM":
             loss = "logistic" if task == "lr" else "huber"
@@ -210,7 +220,11 @@ def comparison_job(
 
     Columns: dataset, task, method, repetition, fold, n_train, n_test, epsilon, error, r (PrivGene's
     number of iterations), failure (empty, or the solver's message; ``error`` is then NaN).
-    ``method_settings``: the keys of :data:`METHOD_SETTINGS` for ``method``.
+
+    Parameters
+    ----------
+    **method_settings
+        The keys of :data:`METHOD_SETTINGS` for ``method``.
     """
     splits = repetition_folds(len(data.features), folds, seed, PAPER, data.name, repetition)
     run = linear_method(task, method, epsilons, **method_settings)
@@ -226,7 +240,7 @@ def comparison_job(
 
 
 def kmeans_task(k: int) -> str:
-    """The task label of a Fig. 5 panel: ``"kmeans_k<k>"``."""
+    """Return the task label of a Fig. 5 panel: ``"kmeans_k<k>"``."""
     return f"kmeans_k{k}"
 
 
@@ -307,13 +321,19 @@ def paper_r_comparison_job(
     privgene: dict,
     privateerm: dict,
 ) -> pd.DataFrame:
-    """Figs 3–4 ablation at small ε: PrivGene with the number of selections the paper's larger
-    dataset gives, ``r = max(1, round(c · n_paper · ε))``, ``c`` rescaled so that our training folds
-    give that r, beside PrivGene at our r and PrivateERM. Every (fold, ε) uses the stream of the
-    main jobs (:func:`job_streams`), so the first two rows reproduce the main jobs' values at these
-    ε and the pair differs only in r. ``privgene`` and ``privateerm``: the :func:`job_settings` of
-    those methods (without ``epsilons``). Columns: those of :func:`comparison_job` plus ``paper_r``;
-    the ablation's ``method`` is :data:`PAPER_R_METHOD`."""
+    """Figs 3–4 ablation at small ε: PrivGene with the number of selections the paper's larger dataset gives.
+
+    ``r = max(1, round(c · n_paper · ε))``, ``c`` rescaled so that our training folds give that r,
+    beside PrivGene at our r and PrivateERM. Every (fold, ε) uses the stream of the main jobs
+    (:func:`job_streams`), so the first two rows reproduce the main jobs' values at these ε and the
+    pair differs only in r. Columns: those of :func:`comparison_job` plus ``paper_r``; the
+    ablation's ``method`` is :data:`PAPER_R_METHOD`.
+
+    Parameters
+    ----------
+    privgene, privateerm : dict
+        The :func:`job_settings` of those methods (without ``epsilons``).
+    """
     frames = [
         comparison_job(data, task, "PrivGene", repetition, seed=seed, epsilons=epsilons, **privgene),
         comparison_job(data, task, "PrivateERM", repetition, seed=seed, epsilons=epsilons, **privateerm),
@@ -331,8 +351,11 @@ def paper_r_comparison_job(
 
 
 def paper_r_summary(jobs: pd.DataFrame) -> pd.DataFrame:
-    """Per (dataset, task, ε): PrivGene's error at our r and at the paper's r, PrivateERM's, and the
-    paired difference (paper's r − PrivateERM) with its 95 % CI, over the same folds and streams."""
+    """Per (dataset, task, ε): PrivGene's error at our r and at the paper's r, and PrivateERM's.
+
+    With the paired difference (paper's r − PrivateERM) and its 95 % CI, over the same folds and
+    streams.
+    """
     keys = ["dataset", "task", "repetition", "fold", "epsilon"]
     wide = jobs.pivot_table(index=keys, columns="method", values="error").reset_index()
     r_ours = jobs[jobs.method == "PrivGene"].groupby(["dataset", "task", "epsilon"]).r.mean()

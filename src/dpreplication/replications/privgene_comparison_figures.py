@@ -1,7 +1,9 @@
-"""PrivGene Figs 3–5 tables: the comparison job tables of
-:mod:`dpreplication.replications.privgene_comparison` aggregated into the figures (mean ± 95 % CI
-per method and ε), every pair of methods' paired differences and ratios, and their extremes over
-the ε grid, the quantities the paper's prose states (spec ``privgene.md`` §5, §9 "Uncertainty").
+"""PrivGene Figs 3–5 tables: the comparison job tables aggregated into the figures and their pairwise gaps.
+
+The job tables of :mod:`dpreplication.replications.privgene_comparison` are aggregated into the
+figures (mean ± 95 % CI per method and ε), every pair of methods' paired differences and ratios,
+and their extremes over the ε grid, the quantities the paper's prose states (spec ``privgene.md``
+§5, §9 "Uncertainty").
 
 Kept apart from the job module so that editing an aggregation reruns no finished job.
 """
@@ -41,8 +43,11 @@ def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def comparison_runs(jobs: pd.DataFrame) -> pd.DataFrame:
-    """The runs of Figs 3–5 (concatenated job tables): the ε-free methods (NoPrivacy) repeated at
-    every ε of their panel's grid, so that every method has one row per (ε, repetition, fold)."""
+    """Expand the concatenated job tables into the runs of Figs 3–5.
+
+    The ε-free methods (NoPrivacy) are repeated at every ε of their panel's grid, so that every
+    method has one row per (ε, repetition, fold).
+    """
     unknown = sorted(set(jobs.method) - set(METHOD_ORDER))
     if unknown:
         raise ValueError(f"unknown methods {unknown}; known: {METHOD_ORDER}")
@@ -53,9 +58,11 @@ def comparison_runs(jobs: pd.DataFrame) -> pd.DataFrame:
 
 
 def comparison_figure(runs: pd.DataFrame, value: str = "error") -> pd.DataFrame:
-    """Figs 3–5: mean ± 95 % CI of ``value`` per (dataset, task, method, ε) over the runs that
-    released a model; ``failures`` counts the runs whose solver did not converge (NaN value),
-    ``r`` is PrivGene's mean number of iterations."""
+    """Figs 3–5: mean ± 95 % CI of ``value`` per (dataset, task, method, ε) over the runs that released a model.
+
+    ``failures`` counts the runs whose solver did not converge (NaN value), ``r`` is PrivGene's
+    mean number of iterations.
+    """
     keys = [*PANEL, "method", "epsilon"]
     table = summarise(runs.dropna(subset=[value]), keys, value).rename(columns={"mean": value})
     extra = runs.groupby(keys, sort=False).agg(failures=(value, lambda v: int(v.isna().sum())), r=("r", "mean"))
@@ -100,11 +107,13 @@ def paired_differences(runs: pd.DataFrame, value: str = "error") -> pd.DataFrame
 
 
 def pair_summary(pairs: pd.DataFrame) -> pd.DataFrame:
-    """Per pair of methods and panel, over the ε grid: the largest, smallest, average and largest
-    absolute mean difference (``max_difference < 0``: ``method`` beats ``baseline`` at every ε),
-    the largest above the smallest ε, the differences and ratios at the smallest and largest ε,
-    and ``ratio_growth`` (ratio at the smallest ε / ratio at the largest: > 1 when the gap widens
-    as ε falls)."""
+    """Per pair of methods and panel: the mean differences and ratios summarised over the ε grid.
+
+    The largest, smallest, average and largest absolute mean difference (``max_difference < 0``:
+    ``method`` beats ``baseline`` at every ε), the largest above the smallest ε, the differences
+    and ratios at the smallest and largest ε, and ``ratio_growth`` (ratio at the smallest ε / ratio
+    at the largest: > 1 when the gap widens as ε falls).
+    """
     rows = []
     for (dataset, task, method, baseline), block in pairs.groupby([*PANEL, "method", "baseline"], sort=False):
         block = block.sort_values("epsilon")
@@ -135,8 +144,11 @@ def pair_summary(pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def method_levels(figure: pd.DataFrame, value: str = "error") -> pd.DataFrame:
-    """Per method and panel, over the ε grid: the value at the smallest and largest ε, its
-    minimum, maximum and range (Majority: flat in ε), the failures and PrivGene's r."""
+    """Per method and panel: the levels of the value over the ε grid.
+
+    The value at the smallest and largest ε, its minimum, maximum and range (Majority: flat in ε),
+    the failures and PrivGene's r.
+    """
     rows = []
     for (dataset, task, method), block in figure.groupby([*PANEL, "method"], sort=False):
         block = block.sort_values("epsilon")
@@ -169,22 +181,34 @@ def panel_titles(figure: pd.DataFrame, data: dict[str, tabular.TabularData]) -> 
 
 
 def figure_table(prefix: str, jobs: pd.DataFrame) -> pd.DataFrame:
-    """The table of one comparison figure, ``prefix`` of :data:`FIGURES` (``fig3_`` LR, ``fig4_``
-    SVM, ``fig5_`` k-means), from its job tables (:func:`comparison_figure` of :func:`comparison_runs`).
+    """Return the table of one comparison figure from its job tables.
 
-    ``jobs``: the Figs 3–4 job tables with the NoPrivacy reference jobs (rows of other tasks are
-    ignored), or Fig. 5's k-means job tables.
+    The table is :func:`comparison_figure` of :func:`comparison_runs`.
+
+    Parameters
+    ----------
+    prefix : str
+        A key of :data:`FIGURES`: ``fig3_`` LR, ``fig4_`` SVM, ``fig5_`` k-means.
+    jobs : pandas.DataFrame
+        The Figs 3–4 job tables with the NoPrivacy reference jobs (rows of other tasks are
+        ignored), or Fig. 5's k-means job tables.
     """
     task, value, _ = FIGURES[prefix]
     return comparison_figure(comparison_runs(_jobs_of(task, jobs)), value)
 
 
 def pair_tables(jobs: pd.DataFrame, kmeans_jobs: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """The tables across the three figures, keyed by output prefix: ``pairs_``
-    (:func:`paired_differences`), ``summary_`` (:func:`pair_summary`) and ``levels_``
+    """Return the tables across the three figures, keyed by output prefix.
+
+    ``pairs_`` (:func:`paired_differences`), ``summary_`` (:func:`pair_summary`) and ``levels_``
     (:func:`method_levels`).
 
-    ``jobs``: the Figs 3–4 job tables with the NoPrivacy reference jobs; ``kmeans_jobs``: Fig. 5's.
+    Parameters
+    ----------
+    jobs : pandas.DataFrame
+        The Figs 3–4 job tables with the NoPrivacy reference jobs.
+    kmeans_jobs : pandas.DataFrame
+        Fig. 5's job tables.
     """
     pairs, levels = [], []
     for task, value, _ in FIGURES.values():
@@ -196,5 +220,5 @@ def pair_tables(jobs: pd.DataFrame, kmeans_jobs: pd.DataFrame) -> dict[str, pd.D
 
 
 def _jobs_of(task: str, jobs: pd.DataFrame) -> pd.DataFrame:
-    """The rows of ``task`` (every k-means job for ``"kmeans"``, whose tasks are ``kmeans_k<k>``)."""
+    """Select the rows of ``task`` (every k-means job for ``"kmeans"``, whose tasks are ``kmeans_k<k>``)."""
     return jobs if task == "kmeans" else jobs[jobs.task == task]

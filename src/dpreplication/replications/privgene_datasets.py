@@ -88,8 +88,13 @@ def prepare_dataset(
 ) -> tabular.TabularData:
     """Encode and scale one Table-2 dataset from its verified files (spec §6).
 
-    ``paths`` are the catalogue files of :data:`DATASETS` in order. ``br_extract`` (a path)
-    replaces the BR stand-in by a user-supplied IPUMS Brazil extract (38,000 × 53, label last).
+    Parameters
+    ----------
+    paths : sequence of path
+        The catalogue files of :data:`DATASETS` in order.
+    br_extract : str or None
+        A path: replaces the BR stand-in by a user-supplied IPUMS Brazil extract (38,000 × 53,
+        label last).
     """
     spec = DATASETS[name]
     paths = [verified(path) for path in paths]  # a raw file corrupted after its fetch stops here, named

@@ -1,6 +1,7 @@
-"""PrivGene figure tables: the job tables of :mod:`dpreplication.replications.privgene` aggregated
-into Fig. 2, Figs 6–7, the Δ traces and the reference levels (mean ± 95 % CI) (spec
-``privgene.md`` §5, §9). The spec's exact numbers and the exact EEM privacy audits are
+"""PrivGene figure tables: Fig. 2, Figs 6–7, the Δ traces and the reference levels (spec ``privgene.md`` §5, §9).
+
+The job tables of :mod:`dpreplication.replications.privgene` aggregated into these figures and
+tables (mean ± 95 % CI). The spec's exact numbers and the exact EEM privacy audits are
 :mod:`dpreplication.replications.privgene_verified`.
 
 Kept apart from the job module so that editing an aggregation reruns no finished job.
@@ -60,7 +61,7 @@ def choice_of_c(jobs: pd.DataFrame, reference_c: float) -> pd.DataFrame:
 
 
 def choice_of_c_summary(table: pd.DataFrame, paper_c: float) -> pd.DataFrame:
-    """The U-shape of Fig. 2 per panel and pooled over the panels (mean of their ratios).
+    """Summarise the U-shape of Fig. 2 per panel and pooled over the panels (mean of their ratios).
 
     ``argmin_c_x1e3``: the c with the smallest ratio; ``left_rise`` / ``right_rise``: the ratio at
     the smallest / largest c minus the smallest ratio (both > 0 when the minimum is interior,
@@ -125,8 +126,10 @@ def paper_r_job(
 
 
 def eem_vs_em(jobs: pd.DataFrame, references: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Figs 6–7: mean test error (± 95 % CI) of the vector selected at each iteration, per variant,
-    with the mean Δ1, Δ2 and Δ used; NoPrivacy and Majority as flat series when given."""
+    """Figs 6–7: mean test error (± 95 % CI) of the vector selected at each iteration, per variant.
+
+    With the mean Δ1, Δ2 and Δ used; NoPrivacy and Majority as flat series when given.
+    """
     keys = ["dataset", "task", "method", "iteration"]
     table = summarise(jobs, keys, "error")
     deltas = (
@@ -201,9 +204,12 @@ def _flatten(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def dampening_summary(trace: pd.DataFrame) -> pd.DataFrame:
-    """Per (dataset, task, method): the largest Δ2/Δ1 after iteration 1 (spec §9: ≤ 1), the Δ2 = 4bs
-    exactness (max deviation over runs and iterations) and the smallest Δ2/Δ1 at iteration 1 over
-    runs (> 1: the first selection, among random vectors, is Δ1-bound in every run)."""
+    """Per (dataset, task, method): Δ2/Δ1 after and at iteration 1, and the Δ2 = 4bs exactness.
+
+    The largest Δ2/Δ1 after iteration 1 (spec §9: ≤ 1), the Δ2 = 4bs exactness (max deviation over
+    runs and iterations) and the smallest Δ2/Δ1 at iteration 1 over runs (> 1: the first selection,
+    among random vectors, is Δ1-bound in every run).
+    """
     rows = []
     for (dataset, task, method), panel in trace.groupby(["dataset", "task", "method"], sort=False):
         later = panel[panel.iteration >= 2]

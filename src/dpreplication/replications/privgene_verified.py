@@ -1,11 +1,11 @@
-"""PrivGene: the spec's exact numbers recomputed and the exact EEM privacy audits (spec
-``privgene.md`` §2.3, §2.5, §2.6, §8.1–§8.5).
+"""PrivGene: the spec's exact numbers recomputed and the exact EEM privacy audits.
 
-:func:`exact_privacy_audit` computes the privacy loss of one EEM selection exactly, over every
-replace-one neighbour of a tiny dataset (the domain's vertices and random tuples);
-:func:`verified_numbers` collects the spec's numbers (r per dataset and ε, the mutation scale,
-Example 1's Δ1 and Δ2, the budget sum), the audits with their negative controls, and the mass of
-random vectors in the first selection (the right arm of Fig. 2's U).
+Spec ``privgene.md`` §2.3, §2.5, §2.6, §8.1–§8.5. :func:`exact_privacy_audit` computes the
+privacy loss of one EEM selection exactly, over every replace-one neighbour of a tiny dataset (the
+domain's vertices and random tuples); :func:`verified_numbers` collects the spec's numbers (r per
+dataset and ε, the mutation scale, Example 1's Δ1 and Δ2, the budget sum), the audits with their
+negative controls, and the mass of random vectors in the first selection (the right arm of
+Fig. 2's U).
 """
 
 from __future__ import annotations
@@ -44,8 +44,14 @@ def replacement_tuples(n_random: int, rng: np.random.Generator, dim: int = 2) ->
 
 
 def audit_candidates(regime: str, rng: np.random.Generator, d: int = 3, m: int = 20, scale: float = 0.5):
-    """Candidate sets of the exact audit (spec §8.5): ``"random"`` on ``[-5, 5]^d`` (Δ1 binding) or
-    ``"mutation"`` — a parent and its ``±s`` single-coordinate neighbours (Δ2 binding)."""
+    """Candidate sets of the exact audit (spec §8.5).
+
+    Parameters
+    ----------
+    regime : str
+        ``"random"`` on ``[-5, 5]^d`` (Δ1 binding) or ``"mutation"`` — a parent and its ``±s``
+        single-coordinate neighbours (Δ2 binding).
+    """
     if regime == "random":
         return rng.uniform(-5, 5, size=(m, d))
     if regime == "mutation":
@@ -70,9 +76,14 @@ def exact_privacy_audit(
 
     Every neighbour replaces one of the ``n`` tuples by a vertex of the domain or one of
     ``n_random`` random tuples; the selection pmfs are exact, so the largest
-    ``|log P_D(ω) - log P_D'(ω)|`` is the privacy loss. ``dampening_scale`` multiplies the
-    EEM factor and ``delta2_factor`` only its Δ2 (negative controls: a wrong factor must
-    exceed ε somewhere).
+    ``|log P_D(ω) - log P_D'(ω)|`` is the privacy loss.
+
+    Parameters
+    ----------
+    dampening_scale : float
+        Multiplies the EEM factor (negative control: a wrong factor must exceed ε somewhere).
+    delta2_factor : float
+        Multiplies only its Δ2 (negative control, likewise).
     """
     x, y = tiny_classification(n, rng)
     candidates = audit_candidates(regime, rng)
@@ -143,10 +154,10 @@ def verified_numbers(
     first_selection: tabular.TabularData | None = None,
     c_values=(0.5e-3, 1.25e-3, 2e-3, 3e-3),
 ) -> pd.DataFrame:
-    """The spec's exact numbers recomputed (§2.3, §2.5, §2.6, §8.1–§8.5), the exact EEM audits and,
-    given ``first_selection`` (Adult), the probability that the first selection is a random vector.
+    """Recompute the spec's exact numbers (§2.3, §2.5, §2.6, §8.1–§8.5) and run the exact EEM audits.
 
-    Columns: quantity, parameters, value, spec_value (NaN where the spec states none).
+    Given ``first_selection`` (Adult), also the probability that the first selection is a random
+    vector. Columns: quantity, parameters, value, spec_value (NaN where the spec states none).
     """
     rows = []
     eps_grid = (0.05, 0.1, 0.2, 0.4, 0.8, 1.0)

@@ -160,12 +160,15 @@ def figure2_amplitude_ratio_heatmap(
 def figure3_power_ratio_heatmap(
     *, log10_epsilon_range, n_epsilon: int, log10_delta_range, n_delta: int
 ) -> pd.DataFrame:
-    """Fig. 3(b): ``R_D`` on the Fig. 2(b) grid. Columns: ``log10_delta, log10_epsilon, delta, epsilon, power_ratio``."""
+    """Fig. 3(b): ``R_D`` on the Fig. 2(b) grid.
+
+    Columns: ``log10_delta, log10_epsilon, delta, epsilon, power_ratio``.
+    """
     return _heatmap(log10_epsilon_range, n_epsilon, log10_delta_range, n_delta, "power_ratio")
 
 
 def ratio_table(*, epsilons, deltas) -> pd.DataFrame:
-    """The spec §8 table of ``R_V`` and ``R_D`` (ε ∈ {0.01, …, 10} × δ ∈ {1e-2, 1e-4, 1e-6, 1e-10}).
+    """Recompute the spec §8 table of ``R_V`` and ``R_D`` (ε ∈ {0.01, …, 10} × δ ∈ {1e-2, 1e-4, 1e-6, 1e-10}).
 
     Columns: ``delta, epsilon, amplitude_ratio, power_ratio``.
     """

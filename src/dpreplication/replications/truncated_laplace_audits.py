@@ -1,12 +1,11 @@
-"""Truncated Laplacian (Geng et al.): audits of the mechanism and of its Gaussian baseline, spec §9
-extras E3, E4, E5 and E8.
+"""Truncated Laplacian (Geng et al.): audits of the mechanism and of its Gaussian baseline.
 
-E3: Monte Carlo moments of the release function (and of diffprivlib's sampler) against the closed
-forms; E4: the hockey-stick divergence by quadrature against the exact profile; E5: the privacy
-profiles δ(ε') of the three mechanisms; E8: the analytic-Gaussian σ and the support bound A against
-dp-accounting, autodp, diffprivlib and OpenDP (through :mod:`dpreplication.oracles`), and every
-calibration judged by the exact δ(σ) at 50 digits. Random steps draw from the
-``np.random.Generator`` passed in.
+Spec §9 extras E3, E4, E5 and E8. E3: Monte Carlo moments of the release function (and of
+diffprivlib's sampler) against the closed forms; E4: the hockey-stick divergence by quadrature
+against the exact profile; E5: the privacy profiles δ(ε') of the three mechanisms; E8: the
+analytic-Gaussian σ and the support bound A against dp-accounting, autodp, diffprivlib and OpenDP
+(through :mod:`dpreplication.oracles`), and every calibration judged by the exact δ(σ) at 50
+digits. Random steps draw from the ``np.random.Generator`` passed in.
 """
 
 from __future__ import annotations
@@ -144,8 +143,8 @@ def privacy_profiles(
     TL is flat at δ for ε' ≥ ε (the event ``X ∈ (A - Δ, A]`` identifies the
     neighbour); the Gaussian decays; Laplace(Δ/ε) is 0 from ε' = ε on.
     Grid (when ``epsilon_primes`` is None): ε' ∈ linspace(0, max_epsilon_prime_factor·ε,
-    n_epsilon_prime), i.e. [0, 3ε] with 301 points by default. Columns: ``mechanism, label, epsilon, delta, epsilon_prime, delta_prime``
-    (``epsilon``, ``delta``: the common calibration).
+    n_epsilon_prime), i.e. [0, 3ε] with 301 points by default. Columns: ``mechanism, label,
+    epsilon, delta, epsilon_prime, delta_prime`` (``epsilon``, ``delta``: the common calibration).
     """
     if epsilon_primes is None:
         epsilon_primes = np.linspace(0.0, max_epsilon_prime_factor * epsilon, int(n_epsilon_prime))
@@ -225,11 +224,13 @@ def library_cross_check(*, points) -> pd.DataFrame:
 def calibration_audit(
     rng: np.random.Generator, *, n_points: int, log10_epsilon_range, log10_delta_range, tolerance: float
 ) -> pd.DataFrame:
-    """E8b: each library's analytic-Gaussian σ at ``n_points`` random (ε, δ) (log-uniform), judged by
-    the exact δ(σ) at 50 digits: ``relative_excess = δ(σ)/δ − 1 > tolerance`` means the library
+    """E8b: each library's analytic-Gaussian σ at ``n_points`` random (ε, δ) (log-uniform), judged by the exact δ(σ).
+
+    δ(σ) is computed at 50 digits: ``relative_excess = δ(σ)/δ − 1 > tolerance`` means the library
     under-noises (its σ is not (ε, δ)-DP). Columns: ``point, epsilon, delta, library, function,
     sigma, true_delta, relative_excess, under_noises, data_status`` (a library that is absent or
-    raises gives NaN and says why)."""
+    raises gives NaN and says why).
+    """
     epsilons = 10.0 ** rng.uniform(*log10_epsilon_range, n_points)
     deltas = 10.0 ** rng.uniform(*log10_delta_range, n_points)
     rows = []
@@ -258,8 +259,10 @@ def calibration_audit(
 
 
 def calibration_audit_summary(audit: pd.DataFrame) -> pd.DataFrame:
-    """Per library: pairs computed, how many under-noise, the largest relative excess of δ and its
-    (ε, δ); ``data_status`` says why pairs are missing."""
+    """Per library: pairs computed, how many under-noise, the largest relative excess of δ and its (ε, δ).
+
+    ``data_status`` says why pairs are missing.
+    """
     rows = []
     for (library, function), group in audit.groupby(["library", "function"], sort=False):
         computed = group[group.relative_excess.notna()]

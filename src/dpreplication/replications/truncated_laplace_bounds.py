@@ -17,15 +17,17 @@ from dpreplication.replications.truncated_laplace import log_grid, product_grid
 
 
 def bound_kinks(*, delta: float, log10_epsilon_range, n_fine: int) -> pd.DataFrame:
-    """Where the reconstructed-bound curves bend, and why: the lower bounds depend on ε through
-    ``m = ⌊n⌋``, ``n = (1/ε) ln(1 + (e^ε − 1)/(2δ))``, so they are not smooth where ``n`` crosses an
-    integer. The kinks are detected on a fine log grid as the outliers of the second difference
-    of ``log(V_low/V_up)`` and ``log(D_low/D_up)`` in ``log ε`` (above 100× its median), and each
-    is matched to the nearest crossing, found by root finding. Columns: ``delta, quantity,
-    floor_n_before, floor_n_after, crossing_epsilon, kink_epsilon, relative_distance,
-    relative_grid_step, unexplained_kinks`` (one row per crossing; ``kink_epsilon`` NaN if none was
-    detected there) and one row per kink that no crossing explains (``crossing_epsilon`` NaN);
-    ``unexplained_kinks`` counts the latter per quantity."""
+    """Where the reconstructed-bound curves bend, and why.
+
+    The lower bounds depend on ε through ``m = ⌊n⌋``, ``n = (1/ε) ln(1 + (e^ε − 1)/(2δ))``, so they
+    are not smooth where ``n`` crosses an integer. The kinks are detected on a fine log grid as the
+    outliers of the second difference of ``log(V_low/V_up)`` and ``log(D_low/D_up)`` in ``log ε``
+    (above 100× its median), and each is matched to the nearest crossing, found by root finding.
+    Columns: ``delta, quantity, floor_n_before, floor_n_after, crossing_epsilon, kink_epsilon,
+    relative_distance, relative_grid_step, unexplained_kinks`` (one row per crossing;
+    ``kink_epsilon`` NaN if none was detected there) and one row per kink that no crossing explains
+    (``crossing_epsilon`` NaN); ``unexplained_kinks`` counts the latter per quantity.
+    """
     log_lo, log_hi = log10_epsilon_range
     eps = np.logspace(log_lo, log_hi, int(n_fine))
     dlt = np.full_like(eps, delta)

@@ -70,13 +70,17 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.]+)(?::([^{}]*))?\}")
 
 @dataclass(frozen=True)
 class Deviation:
-    """Why a claim that does not hold differs from the paper: ``reason`` is a template over
-    measured values, ``evidence`` the ids of the claims that must pass to show it."""
+    """Why a claim that does not hold differs from the paper.
+
+    ``reason`` is a template over measured values, ``evidence`` the ids of the claims that must pass
+    to show it.
+    """
 
     reason: str
     evidence: tuple[str, ...]
 
     def __post_init__(self):
+        """Reject a deviation without evidence (``ValueError``)."""
         if not self.evidence:
             raise ValueError("a deviation needs at least one evidence claim")
 
@@ -99,6 +103,7 @@ class Claim:
     deviation: Deviation | None = None
 
     def __post_init__(self):
+        """Check the comparison, the kind and the tolerance; ``ValueError`` names the claim."""
         if self.comparison not in COMPARISONS:
             raise ValueError(
                 f"claim {self.id}: comparison must be one of {sorted(COMPARISONS)}, got {self.comparison!r}"
@@ -109,6 +114,7 @@ class Claim:
             raise ValueError(f"claim {self.id}: tolerance must be non-negative")
 
     def holds(self, reproduced: float) -> bool:
+        """Return whether ``reproduced`` meets the claim's comparison with ``expected``; None or NaN never does."""
         if reproduced is None or math.isnan(reproduced):
             return False
         e, r, t = self.expected, reproduced, self.tolerance
@@ -131,8 +137,11 @@ def _deviation(entry, claim_id: str) -> Deviation | None:
 
 
 def load_registry(path: str | Path) -> list[Claim]:
-    """Read ``workflow/claims/<paper>.yaml``: ids unique, evidence ids present and not themselves
-    deviations, every template placeholder a claim id of the registry (or reproduced/expected)."""
+    """Read the claims of ``workflow/claims/<paper>.yaml``, checking the registry.
+
+    Ids unique, evidence ids present and not themselves deviations (nor the claim itself), every
+    template placeholder a claim id of the registry (or reproduced/expected); else ``ValueError``.
+    """
     document = yaml.safe_load(Path(path).read_text())
     paper = document["paper"]
     claims = []
@@ -173,7 +182,10 @@ def _matches(column: pd.Series, wanted) -> pd.Series:
 
 
 def _row(claim: Claim, tables: dict[str, pd.DataFrame]) -> pd.Series:
-    """The single row of ``claim.table`` matching ``claim.select``."""
+    """Return the single row of ``claim.table`` matching ``claim.select``.
+
+    A missing table or column raises ``KeyError``; any other number of matching rows ``ValueError``.
+    """
     if claim.table not in tables:
         raise KeyError(f"claim {claim.id}: no table {claim.table!r} (have {sorted(tables)})")
     frame = tables[claim.table]
@@ -191,7 +203,10 @@ def _row(claim: Claim, tables: dict[str, pd.DataFrame]) -> pd.Series:
 
 
 def lookup(claim: Claim, tables: dict[str, pd.DataFrame]) -> float:
-    """The single value of ``claim.column`` in the row of ``claim.table`` matching ``claim.select``."""
+    """Return the single value of ``claim.column`` in the row of ``claim.table`` matching ``claim.select``.
+
+    A value that is not a number gives NaN.
+    """
     value = _row(claim, tables)[claim.column]
     try:
         return float(value)
@@ -200,14 +215,16 @@ def lookup(claim: Claim, tables: dict[str, pd.DataFrame]) -> float:
 
 
 def not_computed(claim: Claim, tables: dict[str, pd.DataFrame]) -> str:
-    """The row's ``data_status`` text (why its values could not be computed), else ``""``."""
+    """Return the row's ``data_status`` text (why its values could not be computed), else ``""``."""
     status = _row(claim, tables).get(DATA_STATUS_COLUMN, "")
     return status if isinstance(status, str) else ""
 
 
 def fill_reason(template: str, claim_id: str, values: dict[str, float]) -> str:
-    """``template`` with each ``{id}`` / ``{id:format}`` replaced by that claim's measured value
-    (``reproduced`` and ``expected`` are the claim's own)."""
+    """``template`` with each ``{id}`` / ``{id:format}`` replaced by that claim's measured value.
+
+    ``reproduced`` and ``expected`` are the claim's own; the format defaults to ``.4g``.
+    """
 
     def substitute(match: re.Match) -> str:
         name, spec = match.group(1), match.group(2) or ".4g"

@@ -1,5 +1,8 @@
-"""Scorecard pages in GitHub Markdown: a summary (kind × status per paper) and one page per paper,
-what does not hold first. The README's status table is the summary, rewritten by ``sync_readme``."""
+"""Scorecard pages in GitHub Markdown: a summary (kind × status per paper) and one page per paper.
+
+Each page lists what does not hold first. The README's status table is the summary, rewritten by
+``sync_readme``.
+"""
 
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ def cell(value) -> str:
 
 
 def table(header: list[str], rows: list[list]) -> str:
-    """A GitHub Markdown table with exactly ``len(header)`` cells in every row."""
+    """Render a GitHub Markdown table with exactly ``len(header)`` cells in every row."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
@@ -81,7 +84,7 @@ def _ordered(scorecard: pd.DataFrame) -> pd.DataFrame:
 
 
 def _claim_cells(claim: pd.Series, columns: list[str]) -> list:
-    """The cells of one claim's row, in ``columns`` order."""
+    """Return the cells of one claim's row, in ``columns`` order."""
     cells = {
         "paper": claim["paper"],
         "id": f"`{claim['id']}`",
@@ -115,7 +118,7 @@ def paper_page(scorecard: pd.DataFrame, paper: str) -> str:
 
 
 def summary_page(scorecard: pd.DataFrame) -> str:
-    """The landing page: kind × status per paper, then every claim that is not a pass."""
+    """Render the landing page: kind × status per paper, then every claim that is not a pass."""
     columns = ["paper", "id", "kind", "status", "claim", "criterion", "reproduced", "reason"]
     open_claims = _ordered(scorecard[scorecard["status"] != "pass"])
     rows = [_claim_cells(claim, columns) for _, claim in open_claims.iterrows()]
@@ -134,7 +137,7 @@ def summary_page(scorecard: pd.DataFrame) -> str:
 
 
 def readme_block(scorecard: pd.DataFrame) -> str:
-    """The README's status table, between its markers."""
+    """Return the README's status table, between its markers."""
     return f"{README_BEGIN}\n{summary_table(scorecard, link='figures/{paper}/scorecard.md')}\n{README_END}"
 
 
@@ -150,10 +153,12 @@ def sync_readme(readme: Path, scorecard: pd.DataFrame) -> bool:
 
 
 def read_scorecard(path: str | Path) -> pd.DataFrame:
+    """Read a scorecard CSV: empty cells stay empty strings, only ``nan``/``NaN`` are missing."""
     return pd.read_csv(path, keep_default_na=False, na_values=["nan", "NaN"])
 
 
 def main(argv=None) -> int:
+    """Run the command line: rewrite the README's scorecard summary from a scorecard CSV."""
     parser = argparse.ArgumentParser(description="Rewrite the README's scorecard summary from a scorecard CSV.")
     parser.add_argument("readme", type=Path)
     parser.add_argument("scorecard", type=Path)

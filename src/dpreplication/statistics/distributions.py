@@ -35,6 +35,8 @@ def _pool_small_cells(expected: np.ndarray, min_expected: float) -> np.ndarray:
 
 @dataclass(frozen=True)
 class GoodnessOfFit:
+    """Result of :func:`goodness_of_fit`: Pearson χ² and G statistics, their p-values, the degrees of freedom."""
+
     chi2: float
     chi2_pvalue: float
     g: float
@@ -98,8 +100,10 @@ def wilson_interval(successes, n, confidence: float = 0.99) -> tuple[np.ndarray,
 
 
 def binomial_z_scores(frequency, probability, n: int) -> np.ndarray:
-    """``(p̂ − p)/√(p(1 − p)/n)`` per cell, for frequencies ``p̂`` of ``n`` Bernoulli(p) trials; a cell
-    with ``p = 1`` scores 0 when every trial succeeded and ∞ otherwise."""
+    """``(p̂ − p)/√(p(1 − p)/n)`` per cell, for frequencies ``p̂`` of ``n`` Bernoulli(p) trials.
+
+    A cell with ``p = 1`` scores 0 when every trial succeeded and ∞ otherwise.
+    """
     frequency, p = np.asarray(frequency, dtype=float), np.asarray(probability, dtype=float)
     z = (frequency - p) / np.sqrt(np.maximum(p * (1 - p), 1e-300) / n)
     z[p == 1] = np.where(frequency[p == 1] == 1, 0.0, np.inf)
