@@ -135,6 +135,24 @@ def test_api_docs_build_without_warnings(tmp_path):
             lambda: importlib.import_module("dpreplication.mechanisms").calibrate_truncated_laplace(1.0, delta=0.7),
             "delta must lie in",
         ),
+        (
+            lambda: importlib.import_module("dpreplication.mechanisms").gnmax_aggregate([[3, 1]], 0.0, None),
+            "sigma must be positive",
+        ),
+        (
+            lambda: importlib.import_module("dpreplication.mechanisms").feasible_region_vertices(0.1, Delta=1.5),
+            "Delta <= 1",
+        ),
+        (
+            lambda: importlib.import_module(
+                "dpreplication.mechanisms.majority"
+            ).subsample_majority_probability_enumerated(5, 0),
+            "subset size m",
+        ),
+        (
+            lambda: importlib.import_module("dpreplication.mechanisms").laplace_privacy_profile(0.5, 1.0, -1.0),
+            "sensitivity must be positive",
+        ),
     ],
 )
 def test_bad_arguments_raise_a_value_error_naming_the_argument(call, message):

@@ -615,8 +615,9 @@ def laplace_privacy_profile(epsilon_prime, epsilon, sensitivity: float = 1.0) ->
     epsilon : float or array_like
         Budget of the Laplace mechanism, ε > 0 (finite; ``ValueError`` otherwise).
     sensitivity : float
-        Sensitivity Δ; accepted for a uniform signature but unused: the profile does not depend on Δ.
+        Sensitivity Δ > 0 (finite; ``ValueError`` otherwise); the profile does not depend on it.
     """
+    _positive_finite("sensitivity", sensitivity)
     eps = _positive_finite("epsilon", epsilon)
     eps_prime = np.asarray(epsilon_prime, dtype=float)
     return np.maximum(0.0, -np.expm1(np.minimum(eps_prime - eps, 0.0) / 2.0))[()]

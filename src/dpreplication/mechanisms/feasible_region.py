@@ -33,7 +33,7 @@ def feasible_region_vertices(epsilon: float, Delta: float = 0.0) -> np.ndarray:
     Parameters
     ----------
     epsilon : float
-        ε ≥ 0 of each binary mechanism.
+        ε ≥ 0 of each binary mechanism, finite.
     Delta : float
         Δ of each binary mechanism, ``0 ≤ Δ ≤ 1``.
 
@@ -41,7 +41,14 @@ def feasible_region_vertices(epsilon: float, Delta: float = 0.0) -> np.ndarray:
     -------
     ndarray of shape (V, 2)
         The ``V = 4`` (Δ = 0) or ``V = 8`` (Δ > 0) vertices.
+
+    Raises
+    ------
+    ValueError
+        If ε or Δ lies outside its range (the vertices would leave the unit square).
     """
+    if not (np.isfinite(epsilon) and epsilon >= 0 and 0 <= Delta <= 1):
+        raise ValueError(f"need finite epsilon >= 0 and 0 <= Delta <= 1, got epsilon={epsilon!r}, Delta={Delta!r}")
     e = np.exp(epsilon)
     v5 = ((e + Delta) / (1 + e), (1 - Delta) / (1 + e))
     vertices = [(0.0, 0.0), (1.0, 1.0), v5, v5[::-1]]

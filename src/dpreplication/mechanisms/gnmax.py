@@ -26,7 +26,8 @@ def gnmax_aggregate(counts, sigma: float, rng: np.random.Generator) -> np.ndarra
     counts : array_like of shape (n, C) or (C,)
         Vote counts ``n_c ≥ 0`` of the ``K`` teachers per class; a 1-D array is one row.
     sigma : float
-        Standard deviation σ of the Gaussian noise, σ > 0 (σ = 0 is the non-private argmax).
+        Standard deviation σ of the Gaussian noise, σ > 0 and finite (``ValueError`` otherwise:
+        σ = 0 would release the non-private argmax).
     rng : numpy.random.Generator
         Source of the noise.
 
@@ -42,6 +43,8 @@ def gnmax_aggregate(counts, sigma: float, rng: np.random.Generator) -> np.ndarra
     >>> gnmax_aggregate([[9, 2], [1, 10]], sigma=3.0, rng=np.random.default_rng(0)).tolist()
     [0, 1]
     """
+    if not (np.isfinite(sigma) and sigma > 0):
+        raise ValueError(f"GNMax needs noise: sigma must be positive and finite, got {sigma!r}")
     counts = np.atleast_2d(np.asarray(counts, dtype=float))
     return np.argmax(counts + sigma * rng.standard_normal(counts.shape), axis=1)
 

@@ -429,7 +429,7 @@ def subsample_majority_probability_enumerated(K: int, m: int) -> tuple[np.ndarra
     K : int
         Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise); cost ``2^K C(K, m)``.
     m : int
-        Subset size, ``1 ≤ m ≤ K``.
+        Subset size, ``1 ≤ m ≤ K`` (``ValueError`` otherwise).
 
     Returns
     -------
@@ -437,6 +437,8 @@ def subsample_majority_probability_enumerated(K: int, m: int) -> tuple[np.ndarra
         ``(L(S), probability)``, each of shape ``(2^K,)``.
     """
     K = validate_ensemble_size(K)
+    if not 1 <= m <= K:
+        raise ValueError(f"subset size m must satisfy 1 <= m <= K = {K}, got {m}")
     S = (np.arange(2**K)[:, None] >> np.arange(K)[None, :]) & 1
     subsets = np.array(list(combinations(range(K), m)))
     ones = S[:, subsets].sum(axis=2)
