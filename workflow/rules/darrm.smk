@@ -168,6 +168,7 @@ checkpoint darrm_prediction_data:
     output: f"{DR_PREDICTION}/data/{{dataset}}.json"
     params: settings=darrm_data_probe
     localrule: True
+    priority: CRITICAL_PATH
     conda: ENVIRONMENT
     log: f"{LOGS}/{DR}/prediction_data_{{dataset}}.log"
     script: "../scripts/darrm/prediction_data.py"
@@ -186,6 +187,7 @@ rule darrm_prediction_teachers:
     params: settings=darrm_teacher_settings, seed=SEED
     # One thread: torch's CPU kernels then sum in a fixed order, so the votes are bit-stable.
     threads: 1
+    priority: CRITICAL_PATH
     conda: ENVIRONMENT
     log: f"{LOGS}/{DR}/prediction_teachers_{{dataset}}_{{kind}}.log"
     benchmark: f"{BENCHMARKS}/{DR}/prediction_teachers_{{dataset}}_{{kind}}.tsv"
@@ -309,6 +311,7 @@ rule darrm_prediction_teacher_ablation:
         teachers=f"{DR_ABLATION}/teachers.csv",
     params: settings=darrm_ablation_settings(), seed=SEED
     threads: 1
+    priority: CRITICAL_PATH
     conda: ENVIRONMENT
     log: f"{LOGS}/{DR}/prediction_teacher_ablation.log"
     benchmark: f"{BENCHMARKS}/{DR}/prediction_teacher_ablation.tsv"

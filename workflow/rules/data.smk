@@ -8,6 +8,7 @@ rule fetch_data_file:
         mirror=config["data"]["mirror"],
     log: f"logs/data/{{dataset}}/{{filename}}.log"
     localrule: True
+    priority: CRITICAL_PATH
     conda: ENVIRONMENT
     retries: 1
     script: "../scripts/data/fetch.py"

@@ -337,6 +337,7 @@ rule privgene_reachable_set:
         settings={**settings(f"{PGA}/reachable_set"), "algorithm": settings(f"{PG}/algorithm"),
                   "folds": settings(f"{PG}/protocol")["folds"]},
         seed=SEED,
+    priority: CRITICAL_PATH
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/reachable_set.log"
     benchmark: f"{BENCHMARKS}/{PG}/reachable_set.tsv"
