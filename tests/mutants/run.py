@@ -2,13 +2,15 @@
 
 Each mutant is applied alone to a scratch copy of the tree (the working tree is never modified,
 so this runs safely beside other work), and its tests are run there with the copy's ``src`` first
-on the path; a mutant whose tests all pass has *survived*. The unmutated copy must pass every
+on the path; a mutant whose tests all pass has *survived*. With ``--jobs N`` (default: one per
+core) N copies take mutants in parallel, one mutant per copy at a time. The unmutated copy must pass every
 selection first, or no verdict means anything. Writes ``results/mutants/report.{md,csv}`` and
 exits 1 if any mutant survived or could not be applied.
 
     python tests/mutants/run.py                 # every mutant
     python tests/mutants/run.py --only laplace-scale --only seed-teacher
     python tests/mutants/run.py --list
+    python tests/mutants/run.py --jobs 1        # one copy, one mutant at a time
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import queue
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import yaml
@@ -87,12 +91,33 @@ def apply(root: Path, mutant: dict) -> tuple[Path, str]:
     return target, text
 
 
+def run_mutant(copies: queue.Queue, mutant: dict) -> dict:
+    """Apply ``mutant`` to a free scratch copy, run its tests there, restore the copy, and return its row."""
+    root = copies.get()
+    try:
+        try:
+            target, original = apply(root, mutant)
+        except ValueError as error:
+            print(f"  NOT APPLIED {mutant['id']}: {error}", flush=True)
+            return {**mutant, "verdict": "not applied", "seconds": 0.0, "detail": str(error)}
+        try:
+            outcome, seconds, tail = run_tests(root, mutant["tests"])
+        finally:
+            target.write_text(original)
+    finally:
+        copies.put(root)
+    verdict = {"failed": "killed", "passed": "SURVIVED", "timeout": "killed (timeout)"}[outcome]
+    print(f"  {verdict:16} {seconds:6.1f} s  {mutant['id']}", flush=True)
+    return {**mutant, "verdict": verdict, "seconds": seconds, "detail": "" if outcome != "passed" else tail}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", action="append", default=[], help="run only this mutant id (repeatable)")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     parser.add_argument("--mutants", type=Path, default=Path(__file__).with_name("mutants.yaml"))
     parser.add_argument("--report", type=Path, default=REPO / "results" / "mutants")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="scratch copies run in parallel")
     arguments = parser.parse_args(argv)
     mutants = load(arguments.mutants)
     if arguments.only:
@@ -105,34 +130,24 @@ def main(argv=None) -> int:
             print(f"{mutant['id']:36} {mutant['file']:38} {mutant['why']}")
         return 0
 
-    root = scratch_copy()
+    roots = [scratch_copy() for _ in range(max(1, min(arguments.jobs, len(mutants))))]
     started = time.perf_counter()
     try:
-        check_imports_the_copy(root)
+        for root in roots:
+            check_imports_the_copy(root)
         selections = sorted({test for mutant in mutants for test in mutant["tests"]})
-        outcome, seconds, tail = run_tests(root, selections)
+        outcome, seconds, tail = run_tests(roots[0], selections)
         if outcome != "passed":
             raise SystemExit(f"the unmutated tree fails its own selections ({outcome}):\n{tail}")
         print(f"baseline: {len(selections)} test files pass on the unmutated copy ({seconds:.0f} s)")
-        rows = []
-        for mutant in mutants:
-            try:
-                target, original = apply(root, mutant)
-            except ValueError as error:
-                rows.append({**mutant, "verdict": "not applied", "seconds": 0.0, "detail": str(error)})
-                print(f"  NOT APPLIED {mutant['id']}: {error}")
-                continue
-            try:
-                outcome, seconds, tail = run_tests(root, mutant["tests"])
-            finally:
-                target.write_text(original)
-            verdict = {"failed": "killed", "passed": "SURVIVED", "timeout": "killed (timeout)"}[outcome]
-            rows.append(
-                {**mutant, "verdict": verdict, "seconds": seconds, "detail": "" if outcome != "passed" else tail}
-            )
-            print(f"  {verdict:16} {seconds:6.1f} s  {mutant['id']}")
+        copies = queue.Queue()
+        for root in roots:
+            copies.put(root)
+        with ThreadPoolExecutor(max_workers=len(roots)) as pool:
+            rows = list(pool.map(lambda mutant: run_mutant(copies, mutant), mutants))
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        for root in roots:
+            shutil.rmtree(root, ignore_errors=True)
 
     total = time.perf_counter() - started
     killed = sum(row["verdict"].startswith("killed") for row in rows)
