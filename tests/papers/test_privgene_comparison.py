@@ -191,17 +191,17 @@ def test_kmeans_jobs(kmeans_jobs, clusters):
 
 def test_comparison_tables_and_figures(linear_jobs, kmeans_jobs, classification, clusters):
     linear, kmeans = pd.concat(linear_jobs), pd.concat(kmeans_jobs)
-    tables = {prefix: pcf.figure_table(prefix, kmeans if prefix == "fig5_" else linear) for prefix in pcf.FIGURES}
-    assert pcf.figure_table("fig3_", linear[linear.task == "lr"]).equals(tables["fig3_"])  # other tasks ignored
+    tables = {figure: pcf.figure_table(figure, kmeans if figure == "fig5" else linear) for figure in pcf.FIGURES}
+    assert pcf.figure_table("fig3", linear[linear.task == "lr"]).equals(tables["fig3"])  # other tasks ignored
     tables.update(pcf.pair_tables(linear, kmeans))
-    fig3, fig5 = tables["fig3_"], tables["fig5_"]
+    fig3, fig5 = tables["fig3"], tables["fig5"]
     assert list(fig3.method.unique()) == ["PrivGene", "PrivateERM", "FM", "GUPT", "Majority", "NoPrivacy"]
     assert (fig3.runs == 4).all() and (fig3.failures == 0).all()  # 2 repetitions × 2 folds
     flat = fig3[fig3.method == "NoPrivacy"]
     assert flat.epsilon.tolist() == EPSILONS and flat.error.nunique() == 1
     assert set(fig5.task) == {"kmeans_k2", "kmeans_k3"} and (fig5[fig5.method != "NoPrivacy"].runs == 2).all()
 
-    pairs = tables["pairs_"]
+    pairs = tables["pairs"]
     row = pairs[(pairs.task == "lr") & (pairs.method == "PrivGene") & (pairs.baseline == "FM") & (pairs.epsilon == 0.5)]
     runs = pcf.comparison_runs(pd.concat(linear_jobs))
     mine = runs[(runs.task == "lr") & (runs.epsilon == 0.5)].set_index(["repetition", "fold", "method"]).error.unstack()
@@ -209,12 +209,12 @@ def test_comparison_tables_and_figures(linear_jobs, kmeans_jobs, classification,
     assert row.ratio.item() == pytest.approx(mine.FM.mean() / mine.PrivGene.mean())
     assert len(pairs[(pairs.task == "lr") & (pairs.epsilon == 0.5)]) == 15  # 6 methods: 15 pairs
 
-    summary = tables["summary_"].set_index(["task", "method", "baseline"])
+    summary = tables["summary"].set_index(["task", "method", "baseline"])
     by_pair = pairs.groupby(["task", "method", "baseline"])
     assert (summary.max_difference == by_pair.difference.max().reindex(summary.index)).all()
     gupt = summary.loc[("kmeans_k3", "PrivGene", "GUPT")]
     assert gupt.ratio_growth == pytest.approx(gupt.ratio_at_smallest_epsilon / gupt.ratio_at_largest_epsilon)
-    levels = tables["levels_"].set_index(["task", "method"])
+    levels = tables["levels"].set_index(["task", "method"])
     assert (
         levels.loc[("lr", "NoPrivacy")].range_over_epsilon == 0
         and levels.loc[("lr", "PrivGene")].r_at_largest_epsilon > 0

@@ -256,7 +256,7 @@ for _figure, (_name, _what, _tasks) in PG_COMPARISON_FIGURES.items():
                                                    else settings(f"{PG}/comparison")["datasets"])],
             code=PGC_CODE,
         output: **published(PG, _name, FIGURE, f"privgene_{_figure}.rst")
-        params: settings=settings(f"{PG}/comparison"), figure=f"{_figure}_"
+        params: settings=settings(f"{PG}/comparison"), figure=_figure
         conda: ENVIRONMENT
         log: f"{LOGS}/{PG}/{_name}.log"
         benchmark: f"{BENCHMARKS}/{PG}/{_name}.tsv"

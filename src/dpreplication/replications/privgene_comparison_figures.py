@@ -19,11 +19,11 @@ from dpreplication.replications.privgene_comparison import EPSILON_FREE, METHOD_
 from dpreplication.replications.privgene_datasets import DATASETS
 
 FIGURES = {
-    "fig3_": ("lr", "error", "misclassification rate"),
-    "fig4_": ("svm", "error", "misclassification rate"),
-    "fig5_": ("kmeans", "variance", "average intra-cluster variance"),
+    "fig3": ("lr", "error", "misclassification rate"),
+    "fig4": ("svm", "error", "misclassification rate"),
+    "fig5": ("kmeans", "variance", "average intra-cluster variance"),
 }
-"""Output prefix -> (task, or task prefix for k-means; the value; its axis label)."""
+"""The paper's figure -> (task, or task prefix for k-means; the value; its axis label)."""
 REFERENCE_METHODS = ("Majority", "NoPrivacy")
 """Drawn dashed: the naive private baseline and the non-private one."""
 
@@ -180,27 +180,27 @@ def panel_titles(figure: pd.DataFrame, data: dict[str, tabular.TabularData]) -> 
     return titles
 
 
-def figure_table(prefix: str, jobs: pd.DataFrame) -> pd.DataFrame:
+def figure_table(figure: str, jobs: pd.DataFrame) -> pd.DataFrame:
     """Return the table of one comparison figure from its job tables.
 
     The table is :func:`comparison_figure` of :func:`comparison_runs`.
 
     Parameters
     ----------
-    prefix : str
-        A key of :data:`FIGURES`: ``fig3_`` LR, ``fig4_`` SVM, ``fig5_`` k-means.
+    figure : str
+        A key of :data:`FIGURES`: ``fig3`` LR, ``fig4`` SVM, ``fig5`` k-means.
     jobs : pandas.DataFrame
         The Figs 3–4 job tables with the NoPrivacy reference jobs (rows of other tasks are
         ignored), or Fig. 5's k-means job tables.
     """
-    task, value, _ = FIGURES[prefix]
+    task, value, _ = FIGURES[figure]
     return comparison_figure(comparison_runs(_jobs_of(task, jobs)), value)
 
 
 def pair_tables(jobs: pd.DataFrame, kmeans_jobs: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Return the tables across the three figures, keyed by output prefix.
+    """Return the tables across the three figures, by name.
 
-    ``pairs_`` (:func:`paired_differences`), ``summary_`` (:func:`pair_summary`) and ``levels_``
+    ``pairs`` (:func:`paired_differences`), ``summary`` (:func:`pair_summary`) and ``levels``
     (:func:`method_levels`).
 
     Parameters
@@ -216,7 +216,7 @@ def pair_tables(jobs: pd.DataFrame, kmeans_jobs: pd.DataFrame) -> dict[str, pd.D
         pairs.append(paired_differences(runs, value))
         levels.append(method_levels(comparison_figure(runs, value), value))
     pairs = pd.concat(pairs, ignore_index=True)
-    return {"pairs_": pairs, "summary_": pair_summary(pairs), "levels_": pd.concat(levels, ignore_index=True)}
+    return {"pairs": pairs, "summary": pair_summary(pairs), "levels": pd.concat(levels, ignore_index=True)}
 
 
 def _jobs_of(task: str, jobs: pd.DataFrame) -> pd.DataFrame:

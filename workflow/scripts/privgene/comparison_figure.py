@@ -6,10 +6,10 @@ from dpreplication.replications import privgene_comparison_figures as pgc
 from dpreplication.workflow import publish, start
 
 start(snakemake)
-prefix = snakemake.params.figure
+figure = snakemake.params.figure
 data = {item.name: item for item in map(tabular.load, snakemake.input.data)}
-table = pgc.figure_table(prefix, pd.concat(map(pd.read_csv, snakemake.input.jobs)))
-_, value, label = pgc.FIGURES[prefix]
+table = pgc.figure_table(figure, pd.concat(map(pd.read_csv, snakemake.input.jobs)))
+_, value, label = pgc.FIGURES[figure]
 figure = curves.value_against_epsilon(
     table,
     value,

@@ -7,5 +7,5 @@ start(snakemake)
 tables = pgc.pair_tables(
     pd.concat(map(pd.read_csv, snakemake.input.jobs)), pd.concat(map(pd.read_csv, snakemake.input.kmeans))
 )
-for prefix, table in tables.items():
-    publish(snakemake, table, prefix=prefix)
+for name, table in tables.items():
+    publish(snakemake, table, prefix=f"{name}_")
