@@ -172,7 +172,8 @@ def code_lines(path: Path) -> int:
     source = path.read_text()
     docstring_lines = set()
     for node in ast.walk(ast.parse(source)):
-        for statement in getattr(node, "body", None) if isinstance(getattr(node, "body", None), list) else []:
+        body = getattr(node, "body", [])
+        for statement in body if isinstance(body, list) else []:
             if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
                 docstring_lines.update(range(statement.lineno, statement.end_lineno + 1))
     return sum(
