@@ -23,11 +23,15 @@ readme: $(VENV)/installed
 quick: $(VENV)/installed
 	$(SNAKEMAKE) --config profile=quick
 
+# One pytest worker per core (pytest-xdist), each test module on one worker, in the order of
+# tests/conftest.py (the slowest modules first): the quick-profile run's tests share its one run.
+PYTEST_WORKERS := --numprocesses auto --dist loadfile --no-loadscope-reorder
+
 test: $(VENV)/installed
-	$(PYTHON) -m pytest
+	$(PYTHON) -m pytest $(PYTEST_WORKERS)
 
 test-fast: $(VENV)/installed
-	$(PYTHON) -m pytest -m "not workflow"
+	$(PYTHON) -m pytest $(PYTEST_WORKERS) -m "not workflow"
 
 # Apply each curated privacy mutant (tests/mutants/mutants.yaml) to a scratch copy and run its tests:
 # every mutant must be killed. Report in results/mutants/.

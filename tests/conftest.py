@@ -24,3 +24,21 @@ def dp_sgd():
     torch = pytest.importorskip("torch", reason="DP-SGD teachers need torch (extra 'learning')")
     pytest.importorskip("opacus", reason="DP-SGD teachers need Opacus (extra 'learning')")
     return torch
+
+
+SLOWEST_FIRST = (
+    "tests/test_drift.py::",
+    "tests/test_mutants.py::",
+    "tests/test_cluster.py::",
+    "tests/test_faults.py::",
+)
+"""The modules of the longest tests (the quick-profile run, about 7 minutes; the mutants, SLURM and
+fault runs, 2-3 minutes each) come first. `make test` gives each module to one pytest-xdist worker
+(``--dist loadfile``) in this order, so the long ones overlap and the short ones fill the gaps."""
+
+
+def pytest_collection_modifyitems(items):
+    def rank(item) -> int:
+        return next((i for i, prefix in enumerate(SLOWEST_FIRST) if item.nodeid.startswith(prefix)), len(SLOWEST_FIRST))
+
+    items.sort(key=rank)
