@@ -40,13 +40,14 @@ def toy(n=600, d=3, seed=0):
     return TabularData("toy", X, y, tuple(f"x{i}" for i in range(d)), "synthetic")
 
 
-def run_batches(directory, labels, job):
-    """The rows a batched rule writes for ``labels``, concatenated as its aggregation rule reads them."""
+def run_batches(directory, labels, job, **axes):
+    """The rows a batched rule writes for ``labels`` (and ``axes``), concatenated as its
+    aggregation rule reads them."""
     directory.mkdir()
     frames = []
     for label in labels:
         output = directory / f"reps{label}.csv"
-        for_each_repetition(SimpleNamespace(wildcards=SimpleNamespace(repetitions=label), output=[output]), job)
+        for_each_repetition(SimpleNamespace(wildcards=SimpleNamespace(repetitions=label), output=[output]), job, **axes)
         frames.append(pd.read_csv(output))
     return pd.concat(frames, ignore_index=True)
 
@@ -84,3 +85,46 @@ def test_a_batch_is_not_a_relabelled_repetition(tmp_path):
         lambda r: privgene.reference_job(data, "lr", "Majority", 0, seed=7, epsilon=0.5, folds=3, use_folds=None),
     )
     assert not np.array_equal(right.error.to_numpy(), wrong.error.to_numpy())
+
+
+def majority(data, repetition, task, epsilon):
+    return privgene.reference_job(data, task, "Majority", repetition, seed=7, epsilon=epsilon, folds=3, use_folds=None)
+
+
+def test_batched_parameter_values_change_no_number(tmp_path):
+    """A job over every (task, ε) writes, point by point, the rows of one job per point: each
+    point draws from its own keys' streams, whatever else the job runs."""
+    data = toy()
+    tasks, epsilons = ["lr", "svm"], [0.5, 2.0]
+    batched = run_batches(
+        tmp_path / "batched",
+        batch_labels(3, 3),
+        lambda r, task, epsilon: majority(data, r, task, epsilon),
+        task=tasks,
+        epsilon=epsilons,
+    )
+    separate = pd.concat(
+        [
+            run_batches(tmp_path / f"{task}_{epsilon}", batch_labels(3, 1), lambda r: majority(data, r, task, epsilon))
+            for task in tasks
+            for epsilon in epsilons
+        ],
+        ignore_index=True,
+    )
+    assert list(dict.fromkeys(zip(batched.task, batched.epsilon))) == [(t, e) for t in tasks for e in epsilons]
+    pd.testing.assert_frame_equal(batched, separate)
+
+
+def test_a_batched_value_is_passed_to_the_job(tmp_path):
+    """Negative control: a job that ignored its ε would repeat the first ε's draws."""
+    data = toy(seed=1)
+    ignored = run_batches(
+        tmp_path / "ignored",
+        ["0-1"],
+        lambda r, epsilon: majority(data, r, "lr", 0.05).assign(epsilon=epsilon),
+        epsilon=[0.05, 5.0],
+    )
+    used = run_batches(
+        tmp_path / "used", ["0-1"], lambda r, epsilon: majority(data, r, "lr", epsilon), epsilon=[0.05, 5.0]
+    )
+    assert not np.array_equal(ignored.error.to_numpy(), used.error.to_numpy())

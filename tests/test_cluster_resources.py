@@ -49,7 +49,7 @@ def test_every_benchmark_directive_maps_to_a_records_glob():
     assert len(globs) >= text.count("benchmark:")  # a directive inside a loop defines several rules
     assert globs["privgene_fig5"] == "records/privgene/fig5_kmeans.tsv"
     assert all("{" not in g and g.startswith("records/") for g in globs.values())
-    assert globs["privgene_comparison_job"] == "records/privgene/comparison/*/*/*/reps*.tsv"
+    assert globs["privgene_comparison_job"] == "records/privgene/comparison/*/*/reps*.tsv"
     assert globs["pf_pmf_bars"] == "records/permute_and_flip/pmf_bars.tsv"
 
 

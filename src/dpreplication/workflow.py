@@ -8,10 +8,11 @@ each still seeded by its own repetition index, so the batch size changes no numb
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -113,10 +114,17 @@ def batch_repetitions(label: str) -> range:
     return range(first, last + 1)
 
 
-def for_each_repetition(snakemake, job: Callable[[int], pd.DataFrame]) -> None:
-    """Run ``job(repetition)`` for each repetition of this job's batch (wildcard ``repetitions``).
+def for_each_repetition(snakemake, job: Callable[..., pd.DataFrame], **axes: Sequence) -> None:
+    """Run ``job(repetition, **point)`` for each point of ``axes`` and repetition of the batch.
 
-    Their rows are written, in repetition order, to ``output[0]``.
+    The batch is the wildcard ``repetitions``; the rows go to ``output[0]``. ``axes`` (e.g.
+    ``c=[...]`` or ``variant=[...]``) batch parameter values into one job as the label batches
+    repetitions: the points are the product of the axes in the order given, the outer loop;
+    repetitions are the inner one. Each ``job`` call draws from the streams of its own keys, so
+    neither the batch size nor the axes batched change a number, only the job count.
     """
-    frames = [job(repetition) for repetition in batch_repetitions(snakemake.wildcards.repetitions)]
+    keys = list(axes)
+    points = [dict(zip(keys, values)) for values in itertools.product(*axes.values())]
+    repetitions = batch_repetitions(snakemake.wildcards.repetitions)
+    frames = [job(repetition, **point) for point in points for repetition in repetitions]
     pd.concat(frames, ignore_index=True).to_csv(snakemake.output[0], index=False)

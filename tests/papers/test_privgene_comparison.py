@@ -70,14 +70,6 @@ def test_configured_methods_and_keys_fit_the_job_functions(profile):
     assert {0.05, 0.1, 1.0} <= set(section["epsilons"])
 
 
-def test_rules_name_every_job_method():
-    rules = (REPO / "workflow" / "rules" / "privgene.smk").read_text()
-    for method in pc.METHOD_SETTINGS:
-        assert method in rules.split("rule privgene_comparison_job:")[1].split("rule ")[0]
-    for method in pc.KMEANS_SETTINGS:
-        assert method in rules.split("rule privgene_kmeans_job:")[1].split("rule ")[0]
-
-
 @pytest.fixture(scope="module")
 def classification():
     rng = np.random.default_rng(3)
@@ -187,6 +179,31 @@ def test_kmeans_jobs(kmeans_jobs, clusters):
         assert (frame.variance > 0).all() and (frame.n_train == len(clusters.features)).all()
     privgene_rows = pd.concat([f for f in kmeans_jobs if f.method.iloc[0] == "PrivGene"])
     assert (privgene_rows.r == [pg.iterations(0.02, 900, e, 10) for e in privgene_rows.epsilon]).all()
+
+
+def test_only_noprivacy_rows_of_drawn_tasks_and_datasets_join_the_figures(linear_jobs, classification):
+    """The reference job runs Majority and other datasets too: only NoPrivacy's rows of the
+    figures' datasets, for tasks whose series draw NoPrivacy, join the comparison jobs."""
+    jobs = pd.concat([f for f in linear_jobs if f.method.iloc[0] != "NoPrivacy"], ignore_index=True)
+    references = [
+        pg.reference_job(
+            classification, task, method, repetition, seed=SEED, epsilon=1.0, svm_C=1.0, folds=2, use_folds=None
+        )
+        for task in ("lr", "svm")
+        for method in ("NoPrivacy", "Majority")
+        for repetition in (0, 1)
+    ]
+    references.append(references[0].assign(dataset="Adult"))  # a reference dataset the figures do not draw
+    settings = {"datasets": ["Banking"], "methods": {"lr": ["PrivGene", "Majority", "NoPrivacy"], "svm": ["PrivGene"]}}
+    joined = pcf.with_references(jobs, references, settings)
+    added = joined.iloc[len(jobs) :]
+    assert set(zip(added.dataset, added.task, added.method)) == {("Banking", "lr", "NoPrivacy")}
+    assert len(added) == 2 * 2  # 2 repetitions × 2 folds
+    majority = joined[(joined.task == "lr") & (joined.method == "Majority")]
+    assert majority[jobs.columns].equals(
+        jobs[(jobs.task == "lr") & (jobs.method == "Majority")]
+    )  # none of the references
+    assert pcf.with_references(jobs, [], settings).equals(jobs)
 
 
 def test_comparison_tables_and_figures(linear_jobs, kmeans_jobs, classification, clusters):

@@ -249,11 +249,13 @@ def privgene_raw_files(name):
     return [f"{DATA}/{spec.catalog}/{filename}" for filename in spec.files]
 
 
-def privgene_job_settings(figure, algorithm=True):
-    """What one job of ``figure`` depends on: its ε, the CV protocol and (for PrivGene jobs) the
-    algorithm's parameters; not the grids, so that growing a grid reruns no finished job."""
-    section = {"epsilon": settings(f"privgene/{figure}")["epsilon"], **settings("privgene/protocol")}
-    return {**section, "algorithm": settings("privgene/algorithm")} if algorithm else section
+def privgene_job_settings(figure, *batched, algorithm=True):
+    """What one job of ``figure`` depends on: its ε, the CV protocol, the keys ``batched`` into the
+    job (its grid of c, its variants) and, for PrivGene jobs, the algorithm's parameters; not the
+    repetition count, so that more repetitions rerun no finished batch."""
+    section = settings(f"privgene/{figure}")
+    job = {"epsilon": section["epsilon"], **{key: section[key] for key in batched}, **settings("privgene/protocol")}
+    return {**job, "algorithm": settings("privgene/algorithm")} if algorithm else job
 
 
 def repetition_batches(count):
@@ -267,25 +269,41 @@ def privgene_jobs(pattern, figure, **wildcards):
     return expand(pattern, repetitions=repetition_batches(settings(f"privgene/{figure}")["repetitions"]), **wildcards)
 
 
-def privgene_c_values():
-    """The c grid of Fig. 2 as path labels (``%g``)."""
-    return [f"{c:g}" for c in settings("privgene/choice_of_c")["c_grid"]]
+def privgene_tuned_c():
+    """NoPrivacy's SVM needs each reference dataset's tuned C (none when no reference job fits an SVM)."""
+    section = settings("privgene/reference")
+    if "NoPrivacy" not in section["methods"] or "svm" not in section["tasks"]:
+        return []
+    return expand(rules.privgene_svm_c.output[0], pg_dataset=section["datasets"])
 
 
-def privgene_tuned_c(wildcards):
-    """NoPrivacy's SVM needs its tuned C; other reference jobs need nothing more."""
-    if wildcards.method == "NoPrivacy" and wildcards.task == "svm":
-        return {"tuned_C": f"{WORK}/privgene/reference/{wildcards.pg_dataset}/svm_C.csv"}
-    return {}
+def privgene_references(figure, datasets, tasks):
+    """The reference jobs (NoPrivacy and Majority on every reference dataset and task) of the
+    repetitions of ``figure``, which reads them for ``datasets`` and ``tasks``.
+
+    Raises
+    ------
+    ValueError
+        If the reference jobs do not cover ``datasets`` and ``tasks``: name what to add.
+    """
+    section = settings("privgene/reference")
+    for key, wanted in (("datasets", datasets), ("tasks", tasks)):
+        missing = [value for value in wanted if value not in section[key]]
+        if missing:
+            raise ValueError(f"privgene.{figure} reads the reference jobs for {key} {missing}: "
+                             f"add them to privgene.reference.{key} (now {section[key]})")
+    return expand(rules.privgene_reference_job.output[0],
+                  repetitions=repetition_batches(settings(f"privgene/{figure}")["repetitions"]))
 
 
 def privgene_comparison_settings(wildcards):
-    """What one Figs 3–4 job depends on: the ε grid, the CV protocol and its own method's keys
-    (``privgene_comparison.METHOD_SETTINGS``), so that changing one method's key reruns only its jobs."""
+    """What one Figs 3–4 job depends on: per method of its task's series (NoPrivacy aside), the ε
+    grid, the CV protocol and that method's keys (``privgene_comparison.METHOD_SETTINGS``)."""
     from dpreplication.replications.privgene_comparison import job_settings
 
-    return job_settings(settings("privgene/comparison"), settings("privgene/algorithm"), settings("privgene/protocol"),
-                        wildcards.method)
+    sections = settings("privgene/comparison"), settings("privgene/algorithm"), settings("privgene/protocol")
+    return {method: job_settings(*sections, method)
+            for method in settings("privgene/comparison")["methods"][wildcards.task] if method != "NoPrivacy"}
 
 
 def privgene_paper_r_settings(wildcards):
@@ -299,41 +317,47 @@ def privgene_paper_r_settings(wildcards):
                          if key != "epsilons"}
         for method in ("PrivGene", "PrivateERM")
     }
-    return {**methods, "epsilons": section["paper_r"]["epsilons"],
+    return {**methods, "epsilons": section["paper_r"]["epsilons"], "tasks": ["lr", "svm"],
             "paper_training_rows": section["paper_r"]["paper_training_rows"][wildcards.pg_dataset]}
 
 
 def privgene_paper_r_jobs(ablation_job):
-    """The ablation jobs: every configured (US/BR dataset, task, repetition)."""
+    """The ablation jobs: every configured US/BR dataset and batch of repetitions (both tasks in a job)."""
     section = settings("privgene/comparison")
-    return expand(ablation_job, pg_dataset=section["paper_r"]["datasets"], task=["lr", "svm"],
+    return expand(ablation_job, pg_dataset=section["paper_r"]["datasets"],
                   repetitions=repetition_batches(section["repetitions"]))
 
 
-def privgene_kmeans_settings(wildcards):
-    """What one Fig. 5 job depends on: the ε grid and its own method's keys."""
+def privgene_kmeans_settings():
+    """What one Fig. 5 job depends on: per configured method, the ε grid and that method's keys."""
     from dpreplication.replications.privgene_comparison import kmeans_job_settings
 
-    return kmeans_job_settings(settings("privgene/comparison"), settings("privgene/algorithm"), wildcards.method)
-
-
-def privgene_comparison_jobs(job, reference, tasks=None):
-    """Every job output behind Figs 3–4 (or only ``tasks``' figures): ``job`` per configured
-    (dataset, task, method, repetition), or, for NoPrivacy, the ``reference`` job of the same
-    repetition (same folds, nothing rerun)."""
     section = settings("privgene/comparison")
-    paths = []
-    for task, methods in section["methods"].items():
-        if tasks is not None and task not in tasks:
-            continue
-        for method in methods:
-            paths += expand(reference if method == "NoPrivacy" else job, pg_dataset=section["datasets"], task=task,
-                            method=method, repetitions=repetition_batches(section["repetitions"]))
-    return paths
+    return {method: kmeans_job_settings(section, settings("privgene/algorithm"), method)
+            for method in section["kmeans"]["methods"]}
+
+
+def privgene_comparison_jobs(job, tasks=None):
+    """Every job output behind Figs 3–4 (or only ``tasks``' figures): ``job`` per configured
+    (dataset, task, repetition batch), each running every method of its task's series but
+    NoPrivacy, which is read from the reference jobs."""
+    section = settings("privgene/comparison")
+    drawn = [task for task in section["methods"] if tasks is None or task in tasks]
+    return expand(job, task=drawn, pg_dataset=section["datasets"], repetitions=repetition_batches(section["repetitions"]))
+
+
+def privgene_comparison_references(tasks=None):
+    """The reference jobs of the same repetitions (same folds, nothing rerun) when a Figs 3–4 task
+    (of ``tasks``, default all) draws NoPrivacy."""
+    section = settings("privgene/comparison")
+    drawn = [task for task, methods in section["methods"].items()
+             if "NoPrivacy" in methods and (tasks is None or task in tasks)]
+    return privgene_references("comparison", section["datasets"], drawn) if drawn else []
 
 
 def privgene_kmeans_jobs(pattern):
-    """Every Fig. 5 job output: ``pattern`` per configured (dataset, k), method and run."""
+    """Every Fig. 5 job output: ``pattern`` per configured (dataset, k) and batch of runs, each
+    job running every configured method."""
     section = settings("privgene/comparison")["kmeans"]
     return [path for dataset, ks in section["panels"].items()
-            for path in expand(pattern, pg_dataset=dataset, k=ks, method=section["methods"], repetitions=repetition_batches(section["runs"]))]
+            for path in expand(pattern, pg_dataset=dataset, k=ks, repetitions=repetition_batches(section["runs"]))]

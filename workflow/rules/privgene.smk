@@ -1,7 +1,9 @@
 """PrivGene (Zhang, Xiao, Yang, Zhang & Winslett, SIGMOD 2013): datasets and Table 2, the choice
 of c (Fig. 2), EEM against EM (Figs 6–7) with the Δ traces, NoPrivacy/Majority levels and the
-spec's exact checks. Spec: shared/specs/privgene.md. One job per (dataset, task, method, ε or c,
-repetition) writes a small CSV under WORK; an aggregation rule per figure publishes it."""
+spec's exact checks. Spec: shared/specs/privgene.md. A job rule runs one (dataset, task) over a
+batch of repetitions and every value of its figure's c grid or selection variants (every reference
+method, dataset and task in one job: they are cheap), each repetition and value drawing from its
+own seeded streams, and writes a small CSV under WORK; an aggregation rule per figure publishes it."""
 
 PG = "privgene"
 PG_JOB_CODE = code_inputs("data", "learning/fitness.py", "learning/genetic.py", "learning/protocol.py",
@@ -12,8 +14,7 @@ PG_JOB_CODE = code_inputs("data", "learning/fitness.py", "learning/genetic.py", 
 PG_CODE = sorted(set(PG_JOB_CODE) | set(code_inputs("replications/privgene_figures.py")))
 PG_WORK = f"{WORK}/{PG}"
 
-PG_WILDCARDS = {"pg_dataset": "|".join(PRIVGENE_DATASETS), "task": "lr|svm", "variant": "EEM|EM|EEM-RNMExp",
-                "method": "NoPrivacy|Majority", "repetitions": r"\d+-\d+", "c": r"[0-9.e-]+"}
+PG_WILDCARDS = {"pg_dataset": "|".join(PRIVGENE_DATASETS), "task": "lr|svm", "repetitions": r"\d+-\d+"}
 
 
 rule privgene_dataset:
@@ -44,16 +45,16 @@ rule privgene_table2:
 
 
 rule privgene_choice_of_c_job:
-    message: "PrivGene: Fig. 2 job, {wildcards.pg_dataset} {wildcards.task} c={wildcards.c} repetitions {wildcards.repetitions}"
+    message: "PrivGene: Fig. 2 job, {wildcards.pg_dataset} {wildcards.task}, every c, repetitions {wildcards.repetitions}"
     wildcard_constraints: **PG_WILDCARDS
     input:
         data=privgene_data("{pg_dataset}"),
         code=PG_JOB_CODE,
-    output: f"{PG_WORK}/choice_of_c/{{pg_dataset}}/{{task}}/c{{c}}/reps{{repetitions}}.csv"
-    params: settings=privgene_job_settings("choice_of_c"), seed=SEED
+    output: f"{PG_WORK}/choice_of_c/{{pg_dataset}}/{{task}}/reps{{repetitions}}.csv"
+    params: settings=privgene_job_settings("choice_of_c", "c_grid"), seed=SEED
     conda: ENVIRONMENT
-    log: f"{LOGS}/{PG}/choice_of_c/{{pg_dataset}}/{{task}}/c{{c}}/reps{{repetitions}}.log"
-    benchmark: f"{BENCHMARKS}/{PG}/choice_of_c/{{pg_dataset}}/{{task}}/c{{c}}/reps{{repetitions}}.tsv"
+    log: f"{LOGS}/{PG}/choice_of_c/{{pg_dataset}}/{{task}}/reps{{repetitions}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/choice_of_c/{{pg_dataset}}/{{task}}/reps{{repetitions}}.tsv"
     script: "../scripts/privgene/choice_of_c_job.py"
 
 
@@ -62,7 +63,7 @@ rule privgene_choice_of_c:
     input:
         jobs=privgene_jobs(rules.privgene_choice_of_c_job.output[0], "choice_of_c",
                            pg_dataset=settings(f"{PG}/choice_of_c")["datasets"],
-                           task=settings(f"{PG}/choice_of_c")["tasks"], c=privgene_c_values()),
+                           task=settings(f"{PG}/choice_of_c")["tasks"]),
         code=PG_CODE,
     output:
         **published(PG, "fig2_choice_of_c", FIGURE, "privgene_fig2.rst"),
@@ -76,33 +77,33 @@ rule privgene_choice_of_c:
 
 
 rule privgene_eem_vs_em_job:
-    message: "PrivGene: Figs 6–7 job, {wildcards.pg_dataset} {wildcards.task} {wildcards.variant} repetitions {wildcards.repetitions}"
+    message: "PrivGene: Figs 6–7 job, {wildcards.pg_dataset} {wildcards.task}, every variant, repetitions {wildcards.repetitions}"
     wildcard_constraints: **PG_WILDCARDS
     input:
         data=privgene_data("{pg_dataset}"),
         code=PG_JOB_CODE,
-    output: f"{PG_WORK}/eem_vs_em/{{pg_dataset}}/{{task}}/{{variant}}/reps{{repetitions}}.csv"
-    params: settings=privgene_job_settings("eem_vs_em"), seed=SEED
+    output: f"{PG_WORK}/eem_vs_em/{{pg_dataset}}/{{task}}/reps{{repetitions}}.csv"
+    params: settings=privgene_job_settings("eem_vs_em", "variants"), seed=SEED
     conda: ENVIRONMENT
-    log: f"{LOGS}/{PG}/eem_vs_em/{{pg_dataset}}/{{task}}/{{variant}}/reps{{repetitions}}.log"
-    benchmark: f"{BENCHMARKS}/{PG}/eem_vs_em/{{pg_dataset}}/{{task}}/{{variant}}/reps{{repetitions}}.tsv"
+    log: f"{LOGS}/{PG}/eem_vs_em/{{pg_dataset}}/{{task}}/reps{{repetitions}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/eem_vs_em/{{pg_dataset}}/{{task}}/reps{{repetitions}}.tsv"
     script: "../scripts/privgene/eem_vs_em_job.py"
 
 
 rule privgene_paper_r_job:
-    message: "PrivGene: Figs 6–7 at the paper's r, {wildcards.pg_dataset} {wildcards.task} {wildcards.variant} repetitions {wildcards.repetitions}"
+    message: "PrivGene: Figs 6–7 at the paper's r, {wildcards.pg_dataset} {wildcards.task}, every variant, repetitions {wildcards.repetitions}"
     wildcard_constraints: **PG_WILDCARDS
     input:
         data=privgene_data("{pg_dataset}"),
         code=PG_CODE,
-    output: f"{PG_WORK}/eem_vs_em_paper_r/{{pg_dataset}}/{{task}}/{{variant}}/reps{{repetitions}}.csv"
+    output: f"{PG_WORK}/eem_vs_em_paper_r/{{pg_dataset}}/{{task}}/reps{{repetitions}}.csv"
     params:
-        settings=lambda w: {**privgene_job_settings("eem_vs_em"),
+        settings=lambda w: {**privgene_job_settings("eem_vs_em", "paper_iteration_variants"),
                             "paper_r": settings(f"{PG}/eem_vs_em")["paper_iterations"][w.pg_dataset]},
         seed=SEED,
     conda: ENVIRONMENT
-    log: f"{LOGS}/{PG}/eem_vs_em_paper_r/{{pg_dataset}}/{{task}}/{{variant}}/reps{{repetitions}}.log"
-    benchmark: f"{BENCHMARKS}/{PG}/eem_vs_em_paper_r/{{pg_dataset}}/{{task}}/{{variant}}/reps{{repetitions}}.tsv"
+    log: f"{LOGS}/{PG}/eem_vs_em_paper_r/{{pg_dataset}}/{{task}}/reps{{repetitions}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/eem_vs_em_paper_r/{{pg_dataset}}/{{task}}/reps{{repetitions}}.tsv"
     script: "../scripts/privgene/paper_r_job.py"
 
 
@@ -114,6 +115,7 @@ rule privgene_svm_c:
         code=PG_JOB_CODE,
     output: f"{PG_WORK}/reference/{{pg_dataset}}/svm_C.csv"
     params: settings={"grid": settings(f"{PG}/reference")["svm_C_grid"], **settings(f"{PG}/protocol")}, seed=SEED
+    priority: CRITICAL_PATH  # the long reachable-set job waits for it
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/reference/{{pg_dataset}}/svm_C.log"
     benchmark: f"{BENCHMARKS}/{PG}/reference/{{pg_dataset}}/svm_C.tsv"
@@ -121,26 +123,26 @@ rule privgene_svm_c:
 
 
 rule privgene_reference_job:
-    message: "PrivGene: {wildcards.method} job, {wildcards.pg_dataset} {wildcards.task} repetitions {wildcards.repetitions}"
+    message: "PrivGene: NoPrivacy and Majority on every reference dataset and task, repetitions {wildcards.repetitions}"
     wildcard_constraints: **PG_WILDCARDS
     input:
-        unpack(privgene_tuned_c),
-        data=privgene_data("{pg_dataset}"),
+        tuned_C=privgene_tuned_c(),
+        data=[privgene_data(name) for name in settings(f"{PG}/reference")["datasets"]],
         code=PG_JOB_CODE,
-    output: f"{PG_WORK}/reference/{{pg_dataset}}/{{task}}/{{method}}/reps{{repetitions}}.csv"
-    params: settings=privgene_job_settings("reference", algorithm=False), seed=SEED
+    output: f"{PG_WORK}/reference/reps{{repetitions}}.csv"
+    params:
+        settings=privgene_job_settings("reference", "datasets", "tasks", "methods", algorithm=False),
+        seed=SEED,
     conda: ENVIRONMENT
-    log: f"{LOGS}/{PG}/reference/{{pg_dataset}}/{{task}}/{{method}}/reps{{repetitions}}.log"
-    benchmark: f"{BENCHMARKS}/{PG}/reference/{{pg_dataset}}/{{task}}/{{method}}/reps{{repetitions}}.tsv"
+    log: f"{LOGS}/{PG}/reference/reps{{repetitions}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/reference/reps{{repetitions}}.tsv"
     script: "../scripts/privgene/reference_job.py"
 
 
 rule privgene_reference_levels:
     message: "PrivGene: NoPrivacy and Majority misclassification levels (mean ± 95 % CI)"
     input:
-        jobs=privgene_jobs(rules.privgene_reference_job.output[0], "reference",
-                           pg_dataset=settings(f"{PG}/reference")["datasets"],
-                           task=settings(f"{PG}/reference")["tasks"], method=settings(f"{PG}/reference")["methods"]),
+        jobs=privgene_references("reference", settings(f"{PG}/reference")["datasets"], settings(f"{PG}/reference")["tasks"]),
         data=[privgene_data(name) for name in settings(f"{PG}/reference")["datasets"]],
         code=PG_CODE,
     output: **published(PG, "reference_levels", TABLE, "privgene_reference_levels.rst")
@@ -155,12 +157,10 @@ rule privgene_eem_vs_em:
     message: "PrivGene: Figs 6 (US) and 7 (BR), EEM against EM over the iterations, and the Δ traces"
     input:
         jobs=privgene_jobs(rules.privgene_eem_vs_em_job.output[0], "eem_vs_em", pg_dataset=["US", "BR"],
-                           task=settings(f"{PG}/eem_vs_em")["tasks"], variant=settings(f"{PG}/eem_vs_em")["variants"]),
+                           task=settings(f"{PG}/eem_vs_em")["tasks"]),
         paper_r=privgene_jobs(rules.privgene_paper_r_job.output[0], "eem_vs_em", pg_dataset=["US", "BR"],
-                              task=settings(f"{PG}/eem_vs_em")["tasks"],
-                              variant=settings(f"{PG}/eem_vs_em")["paper_iteration_variants"]),
-        references=privgene_jobs(rules.privgene_reference_job.output[0], "reference", pg_dataset=["US", "BR"],
-                                 task=settings(f"{PG}/eem_vs_em")["tasks"], method=settings(f"{PG}/reference")["methods"]),
+                              task=settings(f"{PG}/eem_vs_em")["tasks"]),
+        references=privgene_references("reference", ["US", "BR"], settings(f"{PG}/eem_vs_em")["tasks"]),
         data=[privgene_data("US"), privgene_data("BR")],
         code=PG_CODE,
     output:
@@ -205,35 +205,36 @@ PGC_CODE = sorted(set(PGC_JOB_CODE) | set(code_inputs("replications/privgene_com
 
 
 rule privgene_comparison_job:
-    """One (dataset, task, method, repetition) over the whole ε grid, not one job per ε: GUPT's
-    block fits and PrivateSVM's non-private weights do not depend on ε and are computed once per
-    fold (spec §3.5, §3.6); every (fold, ε) still draws its own seeded stream, so a point's value
-    does not depend on the rest of the grid. NoPrivacy is the reference job of the same folds."""
-    message: "PrivGene: Figs 3–4 job, {wildcards.pg_dataset} {wildcards.task} {wildcards.method} repetitions {wildcards.repetitions}"
-    wildcard_constraints: **{**PG_WILDCARDS, "method": "PrivGene|PrivateERM|FM|PrivateSVM|GUPT|Majority"}
+    """One (dataset, task, batch of repetitions), every method of the task's series, over the
+    whole ε grid, not one job per ε: GUPT's block fits and PrivateSVM's non-private weights do not
+    depend on ε and are computed once per fold (spec §3.5, §3.6); every (method, fold, ε) still
+    draws its own seeded stream, so a point's value does not depend on the rest of the grid or on
+    the other methods. NoPrivacy is the reference job of the same folds."""
+    message: "PrivGene: Figs 3–4 job, {wildcards.pg_dataset} {wildcards.task}, every method, repetitions {wildcards.repetitions}"
+    wildcard_constraints: **PG_WILDCARDS
     input:
         data=privgene_data("{pg_dataset}"),
         code=PGC_JOB_CODE,
-    output: f"{PG_WORK}/comparison/{{pg_dataset}}/{{task}}/{{method}}/reps{{repetitions}}.csv"
+    output: f"{PG_WORK}/comparison/{{pg_dataset}}/{{task}}/reps{{repetitions}}.csv"
     params: settings=privgene_comparison_settings, seed=SEED
     conda: ENVIRONMENT
-    log: f"{LOGS}/{PG}/comparison/{{pg_dataset}}/{{task}}/{{method}}/reps{{repetitions}}.log"
-    benchmark: f"{BENCHMARKS}/{PG}/comparison/{{pg_dataset}}/{{task}}/{{method}}/reps{{repetitions}}.tsv"
+    log: f"{LOGS}/{PG}/comparison/{{pg_dataset}}/{{task}}/reps{{repetitions}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/comparison/{{pg_dataset}}/{{task}}/reps{{repetitions}}.tsv"
     script: "../scripts/privgene/comparison_job.py"
 
 
 rule privgene_kmeans_job:
-    """One run of one method on the full scaled data over the whole ε grid (GUPT's block fits shared)."""
-    message: "PrivGene: Fig. 5 job, {wildcards.pg_dataset} k={wildcards.k} {wildcards.method} runs {wildcards.repetitions}"
-    wildcard_constraints: **{**PG_WILDCARDS, "pg_dataset": "Lifesci|Image", "method": "PrivGene|GUPT|NoPrivacy", "k": r"\d+"}
+    """A batch of runs of every method on the full scaled data over the whole ε grid (GUPT's block fits shared)."""
+    message: "PrivGene: Fig. 5 job, {wildcards.pg_dataset} k={wildcards.k}, every method, runs {wildcards.repetitions}"
+    wildcard_constraints: **{**PG_WILDCARDS, "pg_dataset": "Lifesci|Image", "k": r"\d+"}
     input:
         data=privgene_data("{pg_dataset}"),
         code=PGC_JOB_CODE,
-    output: f"{PG_WORK}/kmeans/{{pg_dataset}}/k{{k}}/{{method}}/runs{{repetitions}}.csv"
-    params: settings=privgene_kmeans_settings, seed=SEED
+    output: f"{PG_WORK}/kmeans/{{pg_dataset}}/k{{k}}/runs{{repetitions}}.csv"
+    params: settings=privgene_kmeans_settings(), seed=SEED
     conda: ENVIRONMENT
-    log: f"{LOGS}/{PG}/kmeans/{{pg_dataset}}/k{{k}}/{{method}}/runs{{repetitions}}.log"
-    benchmark: f"{BENCHMARKS}/{PG}/kmeans/{{pg_dataset}}/k{{k}}/{{method}}/runs{{repetitions}}.tsv"
+    log: f"{LOGS}/{PG}/kmeans/{{pg_dataset}}/k{{k}}/runs{{repetitions}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/kmeans/{{pg_dataset}}/k{{k}}/runs{{repetitions}}.tsv"
     script: "../scripts/privgene/kmeans_job.py"
 
 
@@ -250,8 +251,8 @@ for _figure, (_name, _what, _tasks) in PG_COMPARISON_FIGURES.items():
         message: f"PrivGene: {_what}, against ε with the baselines"
         input:
             jobs=(privgene_kmeans_jobs(rules.privgene_kmeans_job.output[0]) if _tasks is None else
-                  privgene_comparison_jobs(rules.privgene_comparison_job.output[0],
-                                           rules.privgene_reference_job.output[0], _tasks)),
+                  privgene_comparison_jobs(rules.privgene_comparison_job.output[0], _tasks)),
+            references=[] if _tasks is None else privgene_comparison_references(_tasks),
             data=[privgene_data(name) for name in (settings(f"{PG}/comparison")["kmeans"]["panels"] if _tasks is None
                                                    else settings(f"{PG}/comparison")["datasets"])],
             code=PGC_CODE,
@@ -268,7 +269,8 @@ for _figure, (_name, _what, _tasks) in PG_COMPARISON_FIGURES.items():
 rule privgene_comparison_pairs:
     message: "PrivGene: paired differences, their summary and each method's level across Figs 3-5"
     input:
-        jobs=privgene_comparison_jobs(rules.privgene_comparison_job.output[0], rules.privgene_reference_job.output[0]),
+        jobs=privgene_comparison_jobs(rules.privgene_comparison_job.output[0]),
+        references=privgene_comparison_references(),
         kmeans=privgene_kmeans_jobs(rules.privgene_kmeans_job.output[0]),
         code=PGC_CODE,
     output:
@@ -287,16 +289,16 @@ register(PG, rules.privgene_comparison_pairs.output)
 rule privgene_paper_r_comparison_job:
     """PrivGene at the paper's r for the small ε of the grid on the smaller US/BR copies (c
     rescaled); the same streams as the main PrivGene job, so the pair differs only in r."""
-    message: "PrivGene: Figs 3–4 at the paper's r, {wildcards.pg_dataset} {wildcards.task} repetitions {wildcards.repetitions}"
+    message: "PrivGene: Figs 3–4 at the paper's r, {wildcards.pg_dataset} LR and SVM, repetitions {wildcards.repetitions}"
     wildcard_constraints: **PG_WILDCARDS
     input:
         data=privgene_data("{pg_dataset}"),
         code=PGC_JOB_CODE,
-    output: f"{PG_WORK}/comparison_paper_r/{{pg_dataset}}/{{task}}/reps{{repetitions}}.csv"
+    output: f"{PG_WORK}/comparison_paper_r/{{pg_dataset}}/reps{{repetitions}}.csv"
     params: settings=privgene_paper_r_settings, seed=SEED
     conda: ENVIRONMENT
-    log: f"{LOGS}/{PG}/comparison_paper_r/{{pg_dataset}}/{{task}}/reps{{repetitions}}.log"
-    benchmark: f"{BENCHMARKS}/{PG}/comparison_paper_r/{{pg_dataset}}/{{task}}/reps{{repetitions}}.tsv"
+    log: f"{LOGS}/{PG}/comparison_paper_r/{{pg_dataset}}/reps{{repetitions}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/comparison_paper_r/{{pg_dataset}}/reps{{repetitions}}.tsv"
     script: "../scripts/privgene/paper_r_comparison_job.py"
 
 

@@ -67,8 +67,8 @@ METHOD_SETTINGS: dict[str, tuple[str, ...]] = {
     "GUPT": ("gupt_eps_fraction", "svm_C"),
     "Majority": (),
 }
-"""The config keys (of ``privgene.comparison``, plus ``algorithm`` and ``svm_C``) each job uses,
-so that changing one method's setting reruns only that method's jobs."""
+"""The config keys (of ``privgene.comparison``, plus ``algorithm`` and ``svm_C``) each method uses:
+a job's settings hold only its methods' keys, so that changing an unused key reruns nothing."""
 KMEANS_SETTINGS: dict[str, tuple[str, ...]] = {
     "PrivGene": ("algorithm",),
     "GUPT": ("gupt_eps_fraction", "restarts", "max_iter"),

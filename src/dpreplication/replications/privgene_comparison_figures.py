@@ -42,6 +42,21 @@ def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.loc[order].reset_index(drop=True)
 
 
+def with_references(jobs: pd.DataFrame, references: list[pd.DataFrame], settings: dict) -> pd.DataFrame:
+    """Return the Figs 3–4 job tables with NoPrivacy's rows of the reference jobs (the same folds).
+
+    Only the rows of the figures' ``settings["datasets"]`` and of the tasks whose series
+    (``settings["methods"]``) list NoPrivacy: the reference jobs run Majority and every reference
+    dataset too.
+    """
+    tasks = [task for task, methods in settings["methods"].items() if "NoPrivacy" in methods]
+    chosen = [
+        frame[frame.method.eq("NoPrivacy") & frame.task.isin(tasks) & frame.dataset.isin(settings["datasets"])]
+        for frame in references
+    ]
+    return pd.concat([jobs, *chosen], ignore_index=True)
+
+
 def comparison_runs(jobs: pd.DataFrame) -> pd.DataFrame:
     """Expand the concatenated job tables into the runs of Figs 3–5.
 
@@ -190,8 +205,8 @@ def figure_table(figure: str, jobs: pd.DataFrame) -> pd.DataFrame:
     figure : str
         A key of :data:`FIGURES`: ``fig3`` LR, ``fig4`` SVM, ``fig5`` k-means.
     jobs : pandas.DataFrame
-        The Figs 3–4 job tables with the NoPrivacy reference jobs (rows of other tasks are
-        ignored), or Fig. 5's k-means job tables.
+        The Figs 3–4 job tables with NoPrivacy's rows (:func:`with_references`; rows of other
+        tasks are ignored), or Fig. 5's k-means job tables.
     """
     task, value, _ = FIGURES[figure]
     return comparison_figure(comparison_runs(_jobs_of(task, jobs)), value)
@@ -206,7 +221,7 @@ def pair_tables(jobs: pd.DataFrame, kmeans_jobs: pd.DataFrame) -> dict[str, pd.D
     Parameters
     ----------
     jobs : pandas.DataFrame
-        The Figs 3–4 job tables with the NoPrivacy reference jobs.
+        The Figs 3–4 job tables with NoPrivacy's rows (:func:`with_references`).
     kmeans_jobs : pandas.DataFrame
         Fig. 5's job tables.
     """

@@ -3,16 +3,11 @@ from dpreplication.replications import privgene
 from dpreplication.workflow import for_each_repetition, start
 
 start(snakemake)
-w = snakemake.wildcards
+w, settings = snakemake.wildcards, dict(snakemake.params.settings)
+c_grid = settings.pop("c_grid")
 data = tabular.load(snakemake.input.data)
 for_each_repetition(
     snakemake,
-    lambda repetition: privgene.choice_of_c_job(
-        data,
-        w.task,
-        float(w.c),
-        repetition,
-        seed=snakemake.params.seed,
-        **snakemake.params.settings,
-    ),
+    lambda repetition, c: privgene.choice_of_c_job(data, w.task, c, repetition, seed=snakemake.params.seed, **settings),
+    c=c_grid,
 )

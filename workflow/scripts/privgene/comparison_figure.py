@@ -8,14 +8,18 @@ from dpreplication.workflow import publish, start
 start(snakemake)
 figure = snakemake.params.figure
 data = {item.name: item for item in map(tabular.load, snakemake.input.data)}
-table = pgc.figure_table(figure, pd.concat(map(pd.read_csv, snakemake.input.jobs)))
+settings = snakemake.params.settings
+jobs = pgc.with_references(
+    pd.concat(map(pd.read_csv, snakemake.input.jobs)), list(map(pd.read_csv, snakemake.input.references)), settings
+)
+table = pgc.figure_table(figure, jobs)
 _, value, label = pgc.FIGURES[figure]
 figure = curves.value_against_epsilon(
     table,
     value,
     label,
     pgc.panel_titles(table, data),
-    snakemake.params.settings["kmeans"]["log_y"],
+    settings["kmeans"]["log_y"],
     pgc.REFERENCE_METHODS,
 )
 publish(snakemake, table, figure)

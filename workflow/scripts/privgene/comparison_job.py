@@ -3,16 +3,12 @@ from dpreplication.replications import privgene_comparison
 from dpreplication.workflow import for_each_repetition, start
 
 start(snakemake)
-w = snakemake.wildcards
+w, settings = snakemake.wildcards, snakemake.params.settings
 data = tabular.load(snakemake.input.data)
 for_each_repetition(
     snakemake,
-    lambda repetition: privgene_comparison.comparison_job(
-        data,
-        w.task,
-        w.method,
-        repetition,
-        seed=snakemake.params.seed,
-        **snakemake.params.settings,
+    lambda repetition, method: privgene_comparison.comparison_job(
+        data, w.task, method, repetition, seed=snakemake.params.seed, **settings[method]
     ),
+    method=list(settings),
 )

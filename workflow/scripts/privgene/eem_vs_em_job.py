@@ -3,16 +3,13 @@ from dpreplication.replications import privgene
 from dpreplication.workflow import for_each_repetition, start
 
 start(snakemake)
-w = snakemake.wildcards
+w, settings = snakemake.wildcards, dict(snakemake.params.settings)
+variants = settings.pop("variants")
 data = tabular.load(snakemake.input.data)
 for_each_repetition(
     snakemake,
-    lambda repetition: privgene.eem_vs_em_job(
-        data,
-        w.task,
-        w.variant,
-        repetition,
-        seed=snakemake.params.seed,
-        **snakemake.params.settings,
+    lambda repetition, variant: privgene.eem_vs_em_job(
+        data, w.task, variant, repetition, seed=snakemake.params.seed, **settings
     ),
+    variant=variants,
 )

@@ -5,18 +5,20 @@ from dpreplication.replications import privgene
 from dpreplication.workflow import for_each_repetition, start
 
 start(snakemake)
-w = snakemake.wildcards
-tuned = pd.read_csv(snakemake.input.tuned_C).query("chosen").C.iloc[0] if "tuned_C" in snakemake.input.keys() else None
-data = tabular.load(snakemake.input.data)
+settings = dict(snakemake.params.settings)
+axes = {"dataset": settings.pop("datasets"), "task": settings.pop("tasks"), "method": settings.pop("methods")}
+data = {item.name: item for item in map(tabular.load, snakemake.input.data)}
+tuned = {table.dataset.iloc[0]: table.query("chosen").C.iloc[0] for table in map(pd.read_csv, snakemake.input.tuned_C)}
 for_each_repetition(
     snakemake,
-    lambda repetition: privgene.reference_job(
-        data,
-        w.task,
-        w.method,
+    lambda repetition, dataset, task, method: privgene.reference_job(
+        data[dataset],
+        task,
+        method,
         repetition,
         seed=snakemake.params.seed,
-        svm_C=tuned,
-        **snakemake.params.settings,
+        svm_C=tuned[dataset] if (task, method) == ("svm", "NoPrivacy") else None,
+        **settings,
     ),
+    **axes,
 )
