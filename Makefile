@@ -51,9 +51,9 @@ bench: $(VENV)/installed
 	$(PYTHON) -m pytest benchmarks --benchmark-only --benchmark-json=benchmarks/records/benchmarks.json
 
 # Per-rule SLURM runtime and memory (profiles/slurm) from the benchmark records of `make replicate`,
-# scaled to the paper profile's job sizes.
+# scaled to the paper profile's job sizes, and every rule's cost (docs/costs.md).
 cluster-resources: $(VENV)/installed
-	$(PYTHON) -m dpreplication.cluster_resources benchmarks/records/default profiles/slurm/config.yaml
+	$(PYTHON) -m dpreplication.cluster_resources benchmarks/records/default profiles/slurm/config.yaml --costs docs/costs.md
 
 # Re-pin after changing dependencies: freeze the venv, then mirror it into environment.yml.
 lock: $(VENV)/installed

@@ -4,6 +4,8 @@ the rule/record mapping and the paper-profile scales on the real workflow."""
 import re
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 import yaml
 
@@ -11,9 +13,11 @@ from dpreplication.cluster_resources import (
     PAPER_SAMPLE_SIZES,
     PAPER_UNMEASURED,
     benchmark_globs,
+    costs_markdown,
     load_workflow,
     local_rules,
     paper_scales,
+    rule_costs,
     rule_resources,
 )
 from dpreplication.workflow_config import profile_config
@@ -41,6 +45,30 @@ def test_batched_rules_scale_per_repetition_and_sampled_rules_by_their_ratio(tmp
     assert table.loc["pf_pmf_bars", "runtime"] == 30  # 3 × 60 s × 10 = 1800 s
     assert table.loc["plain", "runtime"] == 30 and table.loc["plain", "mem_mb"] == 1000  # the floors
     assert rule_resources({"none": str(tmp_path / "absent/*.tsv")}, 25, {}).empty
+
+
+def test_costs_project_measured_cpu_per_unit_to_the_paper_plan(tmp_path):
+    """CPU per repetition × the paper's repetitions × the grid ratio; a rule behind a checkpoint
+    keeps its measured work; an unmeasured rule is not projected nor totalled."""
+    write_record(tmp_path / "job/A/reps0-9.tsv", 100, 300)  # 150 CPU-s in 15 repetitions: 10 s each
+    write_record(tmp_path / "job/B/reps10-14.tsv", 50, 300)
+    write_record(tmp_path / "behind.tsv", 30, 100)
+    write_record(tmp_path / "lp.tsv", 60, 100)
+    globs = {
+        name: str(tmp_path / pattern)
+        for name, pattern in [("job", "job/*/reps*.tsv"), ("behind", "behind.tsv"), (PAPER_UNMEASURED[0], "lp.tsv")]
+    }
+    table = rule_resources(globs, 25, {"job": 1.5})
+    paper = pd.DataFrame({"rule": ["job", PAPER_UNMEASURED[0]], "jobs": [40, 1], "units": [1000, 1]})
+    costs = rule_costs(table, paper).set_index("rule")
+    assert costs.loc["job", "jobs"] == 2 and costs.loc["job", "cpu_minutes"] == 150 / 60
+    assert costs.loc["job", "paper_jobs"] == 40
+    assert costs.loc["job", "paper_cpu_hours"] == pytest.approx(10 * 1.5 * 1000 / 3600)
+    assert costs.loc["behind", "paper_jobs"] == 1 and costs.loc["behind", "paper_cpu_hours"] == pytest.approx(30 / 3600)
+    assert np.isnan(costs.loc[PAPER_UNMEASURED[0], "paper_cpu_hours"])
+    markdown = costs_markdown(costs.reset_index(), "records", "default")
+    assert "| **all** | 4 | 4.00 | 42 | 4.18 |" in markdown  # 240 CPU-s; 4.1667 + 0.0083 CPU-h
+    assert f"| `{PAPER_UNMEASURED[0]}` | 1 | 1.00 | 1 | not projected |" in markdown
 
 
 def test_every_benchmark_directive_maps_to_a_records_glob():

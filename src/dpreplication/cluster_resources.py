@@ -10,13 +10,17 @@ Scaling to the paper profile, computed from the two configurations, never typed:
 
 - a batched rule (wildcard ``repetitions``, records ``reps{a-b}`` / ``runs{a-b}``) costs its
   slowest record's time per repetition times the paper profile's ``repetitions_per_job``;
-- a rule whose paper settings take more samples (:data:`PAPER_SAMPLE_SIZES`) scales by the ratio
-  of the two sample sizes;
+- a rule whose paper settings take more samples or a longer grid that each job runs in full
+  (:data:`PAPER_SAMPLE_SIZES`) scales, in addition, by the ratio of the two sizes;
 - every other rule runs the same work in both profiles, but those of :data:`PAPER_UNMEASURED`,
   which keep the profile's default resources; local rules run on the submitting machine.
 
-Usage: ``python -m dpreplication.cluster_resources benchmarks/records/default profiles/slurm/config.yaml``
-(``make cluster-resources`` after ``make replicate``).
+The same records give each rule's cost: the jobs and CPU time measured, and the paper profile's
+planned jobs (its dry run) and projected CPU-hours (the mean CPU per repetition or job, scaled
+as above); ``--costs`` writes them as a Markdown table.
+
+Usage: ``python -m dpreplication.cluster_resources benchmarks/records/default profiles/slurm/config.yaml
+--costs docs/costs.md`` (``make cluster-resources`` after ``make replicate``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ import glob
 import math
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -41,13 +47,15 @@ or small next to the interpreter and libraries (≈ 150 MB)."""
 MIN_RUNTIME_MINUTES = 5
 MIN_MEMORY_MB = 1000
 PAPER_SAMPLE_SIZES = {
-    # rule: the config key (section/…/key) whose value sets the rule's amount of work
+    # rule: the config key (section/…/key) whose value (a count, or a list: its length) sets the
+    # rule's amount of work per job, or per repetition for a batched rule
     "pf_pmf_bars": "permute_and_flip/pmf_bars/n",
     "pf_lemma_chain": "permute_and_flip/lemma_chain/n",
     "pf_lemma_internals": "permute_and_flip/lemma_internals/n",
     "pf_privacy_audit": "permute_and_flip/privacy_audit/pairs",
     "tl_monte_carlo": "truncated_laplace/monte_carlo/n_samples",
     "tl_privacy_audit": "truncated_laplace/privacy_audit/n_points",
+    "privgene_choice_of_c_job": "privgene/choice_of_c/c_grid",
 }
 PAPER_UNMEASURED = ("tl_lp_optimum",)
 """Rules whose paper settings change the work in a way no sample ratio measures (a finer LP grid):
@@ -88,10 +96,11 @@ def local_rules(snakefile: Path) -> set[str]:
     return set(re.findall(r"\w+", block.group(1))) if block else set()
 
 
-def _config_value(config: dict, key: str):
+def _config_size(config: dict, key: str) -> float:
+    """Return the value of ``key`` (``section/…/key``) in ``config``: a count, or a list's length."""
     for part in key.split("/"):
         config = config[part]
-    return config
+    return len(config) if isinstance(config, list) else config
 
 
 def paper_scales(
@@ -103,16 +112,17 @@ def paper_scales(
     one. Both come from the two profiles' whole configurations.
     """
     paper, measured = profile_config(paper_profile, checkout), profile_config(measured_profile, checkout)
-    ratios = {rule: _config_value(paper, k) / _config_value(measured, k) for rule, k in PAPER_SAMPLE_SIZES.items()}
+    ratios = {rule: _config_size(paper, k) / _config_size(measured, k) for rule, k in PAPER_SAMPLE_SIZES.items()}
     return float(paper["privgene"]["repetitions_per_job"]), ratios
 
 
 def rule_resources(globs: dict[str, str], repetitions_per_job: float, sample_ratios: dict[str, float]) -> pd.DataFrame:
     """One row per rule with records: what was measured, and the paper-profile limits.
 
-    Each row holds the jobs measured, slowest wall seconds per unit of work (a repetition for a batched
-    rule, the job otherwise), largest RSS, and the paper-profile ``runtime`` (minutes) and
-    ``mem_mb`` with their margins.
+    Each row holds the jobs measured, their CPU seconds in all and per unit of work (a repetition
+    for a batched rule, the job otherwise), the slowest wall seconds per unit, largest RSS, the
+    paper-profile scale of a unit and the paper-profile ``runtime`` (minutes) and ``mem_mb`` with
+    their margins.
     """
     rows = []
     for rule, pattern in sorted(globs.items()):
@@ -124,12 +134,16 @@ def rule_resources(globs: dict[str, str], repetitions_per_job: float, sample_rat
         batched = all(batches)
         units = [int(b.group(2)) - int(b.group(1)) + 1 for b in batches] if batched else [1] * len(records)
         per_unit = float((records.s / units).max())
-        scale = repetitions_per_job if batched else sample_ratios.get(rule, 1.0)
+        ratio = sample_ratios.get(rule, 1.0)
+        scale = (repetitions_per_job if batched else 1.0) * ratio
         rows.append(
             {
                 "rule": rule,
                 "jobs_measured": len(records),
                 "batched": batched,
+                "cpu_seconds": float(records.cpu_time.sum()),
+                "cpu_seconds_per_unit": float(records.cpu_time.sum() / sum(units)),
+                "sample_ratio": ratio,
                 "slowest_seconds_per_unit": per_unit,
                 "paper_scale": scale,
                 "max_rss_mb": float(records.max_rss.max()),
@@ -138,6 +152,107 @@ def rule_resources(globs: dict[str, str], repetitions_per_job: float, sample_rat
             }
         )
     return pd.DataFrame(rows)
+
+
+def _snakemake(snakefile: Path, profile: str, *arguments: str) -> str:
+    """Run Snakemake on everything of ``profile`` without executing a job; return its output."""
+    command = [sys.executable, "-m", "snakemake", *arguments, "--cores", "1", "--snakefile", str(snakefile)]
+    return subprocess.run(
+        [*command, "--config", f"profile={profile}"],
+        cwd=Path(snakefile).resolve().parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
+def planned_work(snakefile: Path, profile: str) -> pd.DataFrame:
+    """Return each rule's planned ``jobs`` and ``units`` of work in ``profile``.
+
+    Jobs come from a dry run's job table, units are repetitions (the batch labels of a batched
+    rule's outputs, from ``--summary``) or jobs. Jobs behind a checkpoint that has not run are not
+    listed.
+    """
+    stats = _snakemake(snakefile, profile, "-n", "--forceall", "--quiet", "rules").split("Job stats:")[1]
+    jobs = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", stats, re.M) if m.group(1) != "total"}
+    summary = _snakemake(snakefile, profile, "--summary")
+    repetitions: dict[str, int] = {}
+    for line in summary.splitlines()[1:]:
+        path, _, rule, *_ = line.split("\t")
+        batch = BATCH.search(path.replace(".csv", ".tsv"))
+        if batch:
+            repetitions[rule] = repetitions.get(rule, 0) + int(batch.group(2)) - int(batch.group(1)) + 1
+    return pd.DataFrame(
+        [{"rule": rule, "jobs": count, "units": repetitions.get(rule, count)} for rule, count in jobs.items()]
+    )
+
+
+def rule_costs(table: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
+    """Each rule's measured jobs and CPU-minutes, and the paper profile's jobs and projected CPU-hours.
+
+    ``table`` is :func:`rule_resources`, ``paper`` :func:`planned_work` of the paper profile. A paper
+    unit (repetition or job) costs the measured mean CPU per unit times the rule's sample-size or
+    grid ratio (:data:`PAPER_SAMPLE_SIZES`). A rule the paper dry run does not list (behind a
+    checkpoint) keeps its measured jobs and units; :data:`PAPER_UNMEASURED` rules are not projected (NaN).
+    """
+    planned = table[["rule", "jobs_measured", "cpu_seconds", "cpu_seconds_per_unit", "sample_ratio"]].merge(
+        paper, on="rule", how="left"
+    )
+    measured_units = table.cpu_seconds / table.cpu_seconds_per_unit
+    jobs = planned.jobs.fillna(planned.jobs_measured).astype(int)
+    units = planned.units.fillna(measured_units)
+    return pd.DataFrame(
+        {
+            "rule": planned.rule,
+            "jobs": planned.jobs_measured,
+            "cpu_minutes": planned.cpu_seconds / 60,
+            "paper_jobs": jobs,
+            "paper_cpu_hours": (planned.cpu_seconds_per_unit * planned.sample_ratio * units / 3600).where(
+                ~planned.rule.isin(PAPER_UNMEASURED)
+            ),
+        }
+    )
+
+
+def costs_markdown(costs: pd.DataFrame, records: str, profile: str) -> str:
+    """Return :func:`rule_costs` as Markdown: per paper (the rules' prefix) and in all, then per rule."""
+    papers = costs.assign(name=costs.rule.str.split("_").str[0]).groupby("name").sum(numeric_only=True, min_count=1)
+    papers.loc["**all**"] = costs.sum(numeric_only=True)
+    header = [
+        f"| {{}} | jobs | CPU-minutes ({profile}, measured) | paper jobs | paper CPU-hours (projected) |",
+        "|---|---:|---:|---:|---:|",
+    ]
+
+    def rows(table: pd.DataFrame) -> list[str]:
+        return [
+            f"| {name} | {r.jobs:.0f} | {r.cpu_minutes:.2f} | {r.paper_jobs:.0f} | "
+            + ("not projected" if pd.isna(r.paper_cpu_hours) else f"{r.paper_cpu_hours:.2f}")
+            + " |"
+            for name, r in zip(table.index, table.itertuples())
+        ]
+
+    return (
+        "\n".join(
+            [
+                f"# Cost of every rule: measured in the `{profile}` profile, projected to the `paper` profile",
+                "",
+                f"Generated by `python -m dpreplication.cluster_resources` from `{records}` (`make cluster-resources`).",
+                "Rules without a `benchmark:` record (data fetching, scorecards) are not listed. Paper jobs are its",
+                "dry run's; paper CPU-hours are the measured mean CPU per repetition (or per job) times the paper's",
+                "repetitions (or jobs) and its sample-size or grid ratio (the module's docstring); not projected,",
+                f"and left out of the totals: {', '.join(f'`{rule}`' for rule in PAPER_UNMEASURED)} (a finer grid).",
+                "",
+                header[0].format("paper"),
+                header[1],
+                *rows(papers),
+                "",
+                header[0].format("rule"),
+                header[1],
+                *rows(costs.set_index(costs.rule.map("`{}`".format))),
+            ]
+        )
+        + "\n"
+    )
 
 
 def resources_block(table: pd.DataFrame, records: str) -> str:
@@ -170,17 +285,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--paper-profile", default="paper")
     parser.add_argument("--measured-profile", default="default", help="the profile the records come from")
     parser.add_argument("--snakefile", type=Path, default=Path("Snakefile"))
+    parser.add_argument("--costs", type=Path, help="also write every rule's cost as Markdown, e.g. docs/costs.md")
     arguments = parser.parse_args(argv)
     repetitions, ratios = paper_scales(arguments.checkout, arguments.paper_profile, arguments.measured_profile)
-    skipped = local_rules(arguments.snakefile) | set(PAPER_UNMEASURED)
-    globs = {
-        rule: g
-        for rule, g in benchmark_globs(load_workflow(arguments.snakefile), arguments.records).items()
-        if rule not in skipped
-    }
+    globs = benchmark_globs(load_workflow(arguments.snakefile), arguments.records)
     table = rule_resources(globs, repetitions, ratios)
-    write_profile(arguments.profile, resources_block(table, str(arguments.records)))
+    submitted = ~table.rule.isin(local_rules(arguments.snakefile) | set(PAPER_UNMEASURED))
+    write_profile(arguments.profile, resources_block(table[submitted], str(arguments.records)))
     print(table.to_string(index=False))
+    if arguments.costs:
+        costs = rule_costs(table, planned_work(arguments.snakefile, arguments.paper_profile))
+        arguments.costs.write_text(costs_markdown(costs, str(arguments.records), arguments.measured_profile))
 
 
 if __name__ == "__main__":
