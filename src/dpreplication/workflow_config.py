@@ -287,6 +287,34 @@ def _privgene_problems(config: dict) -> list[str]:
         chosen = eem_vs_em.get(key)
         if chosen is not None and not {"EEM", "EM"} <= set(chosen) and not (may_be_empty and not chosen):
             problems.append(f"config key 'privgene.eem_vs_em.{key}': {chosen} must hold both EEM and EM")
+    return problems + _reference_problems(privgene)
+
+
+def _reference_problems(privgene: dict) -> list[str]:
+    """Check that the NoPrivacy/Majority reference jobs cover the datasets and tasks read from them.
+
+    Figs 3–4 read NoPrivacy (where a series draws it) on their datasets, Figs 6–7 both methods on
+    US and BR for their tasks.
+    """
+    reference, comparison = privgene.get("reference", {}), privgene.get("comparison", {})
+    drawn = [task for task, methods in comparison.get("methods", {}).items() if "NoPrivacy" in methods]
+    readers = {
+        "datasets": {"privgene.comparison.datasets": comparison.get("datasets", []) if drawn else [],
+                     "privgene.eem_vs_em": ["US", "BR"]},
+        "tasks": {"privgene.comparison.methods": drawn, "privgene.eem_vs_em.tasks": privgene.get("eem_vs_em", {}).get("tasks", [])},
+    }  # fmt: skip
+    problems = []
+    for key, wanted_by in readers.items():
+        lacking = {
+            reader: [v for v in wanted if v not in reference.get(key, wanted)] for reader, wanted in wanted_by.items()
+        }
+        missing = list(dict.fromkeys(value for values in lacking.values() for value in values))
+        if missing:
+            who = [reader for reader, values in lacking.items() if values]
+            problems.append(
+                f"config key 'privgene.reference.{key}': {reference[key]} lacks {missing}, which "
+                f"{' and '.join(who)} {'reads' if len(who) == 1 else 'read'} from the reference jobs"
+            )
     return problems
 
 

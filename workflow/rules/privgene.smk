@@ -142,7 +142,7 @@ rule privgene_reference_job:
 rule privgene_reference_levels:
     message: "PrivGene: NoPrivacy and Majority misclassification levels (mean ± 95 % CI)"
     input:
-        jobs=privgene_references("reference", settings(f"{PG}/reference")["datasets"], settings(f"{PG}/reference")["tasks"]),
+        jobs=privgene_references("reference"),
         data=[privgene_data(name) for name in settings(f"{PG}/reference")["datasets"]],
         code=PG_CODE,
     output: **published(PG, "reference_levels", TABLE, "privgene_reference_levels.rst")
@@ -160,7 +160,7 @@ rule privgene_eem_vs_em:
                            task=settings(f"{PG}/eem_vs_em")["tasks"]),
         paper_r=privgene_jobs(rules.privgene_paper_r_job.output[0], "eem_vs_em", pg_dataset=["US", "BR"],
                               task=settings(f"{PG}/eem_vs_em")["tasks"]),
-        references=privgene_references("reference", ["US", "BR"], settings(f"{PG}/eem_vs_em")["tasks"]),
+        references=privgene_references("reference"),
         data=[privgene_data("US"), privgene_data("BR")],
         code=PG_CODE,
     output:
