@@ -21,7 +21,7 @@ NOT_RUN = {
     ),
 }
 PAPER_PROFILE_TARGET = "pf_pmf_bars"
-"""The paper profile plans tens of thousands of jobs: its commands are dry-run for one target."""
+"""The paper profile plans hundreds of long jobs: its commands are dry-run for one target."""
 VARIANT_FILE = "permute_and_flip: {tv_convergence: {epsilon: 2}}\n"
 
 
