@@ -1,9 +1,10 @@
 """PrivGene (Zhang, Xiao, Yang, Zhang & Winslett, SIGMOD 2013): datasets and Table 2, the choice
 of c (Fig. 2), EEM against EM (Figs 6–7) with the Δ traces, NoPrivacy/Majority levels and the
 spec's exact checks. Spec: shared/specs/privgene.md. A job rule runs one (dataset, task) over a
-batch of repetitions and every value of its figure's c grid or selection variants (every reference
-method, dataset and task in one job: they are cheap), each repetition and value drawing from its
-own seeded streams, and writes a small CSV under WORK; an aggregation rule per figure publishes it."""
+batch of repetitions and every value its figure varies there (the c grid, the selection variants,
+the methods of Figs 3–5; the reference job: every reference method, dataset and task, as they are
+cheap), each repetition and value drawing from its own seeded streams, and writes a small CSV under
+WORK; an aggregation rule per figure publishes it."""
 
 PG = "privgene"
 PG_JOB_CODE = code_inputs("data", "learning/fitness.py", "learning/genetic.py", "learning/protocol.py",
