@@ -372,7 +372,8 @@ def test_missing_dataset_gives_needs_download_rows_and_claims(tmp_path):
     assert not status["available"] and set(status["missing"]) == {f.name for f in DATASETS["mnist"].files}
     status_file = tmp_path / "mnist.json"
     status_file.write_text(json.dumps(status))
-    statuses, votes, per_teacher = dp.read_cached({"status_mnist": str(status_file)}, ["mnist"])
+    statuses = dp.read_statuses({"mnist": str(status_file)})
+    votes, per_teacher = dp.read_votes({}), dp.read_teachers({})
     settings = {**SETTINGS, "datasets": {"mnist": SETTINGS["datasets"]["mnist"]}, "ms": [3], "queries": [100]}
     accuracy = dp.accuracy_table(votes, statuses, settings, seed=1, solver=SOLVER)
     teachers = darrm_teacher_quality.teachers_table(per_teacher, statuses, settings)

@@ -210,24 +210,50 @@ def darrm_data_probe(wildcards):
             "timeout": settings("darrm/private_prediction")["probe_timeout"]}
 
 
+def _darrm_prediction_input_name(output, dataset, kind=None):
+    """The name of a cached-teacher input: ``status_<dataset>`` or ``<output>_<dataset>_<kind>``."""
+    return f"status_{dataset}" if kind is None else f"{output}_{dataset}_{kind}"
+
+
 def darrm_prediction_inputs(output):
     """Input function: every dataset's availability status and, for each available dataset, the
     ``output`` ("votes" or "teachers") of its private and non-private teachers. Unavailable
     datasets need nothing more: their table rows say "needs download"."""
     import json
 
+    from dpreplication.replications.darrm_teachers import KINDS
+
     def inputs(wildcards):
         files = {}
         for dataset in settings("darrm/private_prediction")["datasets"]:
             status = checkpoints.darrm_prediction_data.get(dataset=dataset).output[0]
-            files[f"status_{dataset}"] = status
+            files[_darrm_prediction_input_name(output, dataset)] = status
             if json.loads(Path(status).read_text())["available"]:
-                for kind in ("private", "nonprivate"):
-                    files[f"{output}_{dataset}_{kind}"] = expand(
+                for kind in KINDS:
+                    files[_darrm_prediction_input_name(output, dataset, kind)] = expand(
                         rules.darrm_prediction_teachers.output[output], dataset=dataset, kind=kind)[0]
         return files
 
     return inputs
+
+
+def darrm_prediction_files(output):
+    """Params function: the inputs of :func:`darrm_prediction_inputs` by dataset, as the scripts
+    read them: ``{"status": {dataset: path}, output: {dataset: {kind: path}}}`` (the latter for the
+    available datasets only)."""
+    from dpreplication.replications.darrm_teachers import KINDS
+
+    def files(wildcards, input):
+        datasets = settings("darrm/private_prediction")["datasets"]
+        cached = {}
+        for dataset in datasets:
+            names = {kind: _darrm_prediction_input_name(output, dataset, kind) for kind in KINDS}
+            if all(name in input.keys() for name in names.values()):
+                cached[dataset] = {kind: input[name] for kind, name in names.items()}
+        return {"status": {dataset: input[_darrm_prediction_input_name(output, dataset)] for dataset in datasets},
+                output: cached}
+
+    return files
 
 
 # ---------------------------------------------------------------- PrivGene (spec shared/specs/privgene.md)

@@ -224,7 +224,7 @@ rule darrm_prediction_teachers_table:
         unpack(darrm_prediction_inputs("teachers")),
         code=DR_PREDICTION_CODE,
     output: **published(DR, "prediction_teachers", TABLE, "darrm_prediction_teachers.rst")
-    params: settings=darrm_prediction_settings()
+    params: settings=darrm_prediction_settings(), files=darrm_prediction_files("teachers")
     conda: ENVIRONMENT
     log: f"{LOGS}/{DR}/prediction_teachers.log"
     benchmark: f"{BENCHMARKS}/{DR}/prediction_teachers.tsv"
@@ -237,7 +237,7 @@ rule darrm_prediction_teacher_diagnostics:
         unpack(darrm_prediction_inputs("votes")),
         code=DR_PREDICTION_CODE,
     output: **published(DR, "prediction_teacher_diagnostics", TABLE, "darrm_prediction_teacher_diagnostics.rst")
-    params: settings=darrm_prediction_settings()
+    params: settings=darrm_prediction_settings(), files=darrm_prediction_files("votes")
     conda: ENVIRONMENT
     log: f"{LOGS}/{DR}/prediction_teacher_diagnostics.log"
     benchmark: f"{BENCHMARKS}/{DR}/prediction_teacher_diagnostics.tsv"
@@ -250,7 +250,7 @@ rule darrm_prediction_accuracy:
         unpack(darrm_prediction_inputs("votes")),
         code=DR_PREDICTION_CODE,
     output: **published(DR, "prediction_accuracy", TABLE, "darrm_prediction_accuracy.rst")
-    params: settings=darrm_prediction_settings(), seed=SEED
+    params: settings=darrm_prediction_settings(), files=darrm_prediction_files("votes"), seed=SEED
     conda: ENVIRONMENT
     log: f"{LOGS}/{DR}/prediction_accuracy.log"
     benchmark: f"{BENCHMARKS}/{DR}/prediction_accuracy.tsv"

@@ -27,6 +27,11 @@ and whose numbers are NaN: the scorecard reports those claims as needing the dow
 
 from __future__ import annotations
 
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 from scipy import special
@@ -38,7 +43,6 @@ from dpreplication.accounting.privacy_verifier import verify_privacy
 from dpreplication.mechanisms import gnmax
 from dpreplication.mechanisms import majority as mj
 from dpreplication.optimisation.gamma_lp import optimise_gamma_cached
-from dpreplication.replications.darrm_teachers import KINDS
 from dpreplication.scorecard.claims import DATA_STATUS_COLUMN, NEEDS_DOWNLOAD
 
 PAPER = "darrm"
@@ -298,29 +302,33 @@ def accuracy_table(votes: dict, statuses: dict, settings: dict, seed: int, solve
     return pd.DataFrame(rows).reindex(columns=columns)
 
 
-# --------------------------------------------------------------------------- cached rule inputs
+# --------------------------------------------------------------------------- cached teachers
 
 
-def read_cached(inputs, datasets) -> tuple[dict, dict, dict]:
-    """Read ``(statuses, votes, per_teacher)`` from a rule's named inputs.
+def read_statuses(paths: Mapping[str, str | os.PathLike]) -> dict[str, dict]:
+    """Read each dataset's availability status from ``{dataset: path}``.
 
-    The inputs are ``status_<dataset>`` (JSON of :func:`dpreplication.data.fetch.availability`),
-    ``votes_<dataset>_<kind>`` (``.npz``) and ``teachers_<dataset>_<kind>`` (CSV), the latter two
-    present for available datasets only.
+    The files are JSON as written from :func:`dpreplication.data.fetch.availability`.
     """
-    import json
-    from pathlib import Path
+    return {dataset: json.loads(Path(path).read_text()) for dataset, path in paths.items()}
 
-    statuses = {dataset: json.loads(Path(inputs[f"status_{dataset}"]).read_text()) for dataset in datasets}
-    votes, per_teacher = {}, {}
-    for dataset in datasets:
-        for kind in KINDS:
-            if f"votes_{dataset}_{kind}" in inputs.keys():
-                with np.load(inputs[f"votes_{dataset}_{kind}"]) as cached:
-                    votes.setdefault(dataset, {})[kind] = dict(cached)
-            if f"teachers_{dataset}_{kind}" in inputs.keys():
-                per_teacher[(dataset, kind)] = pd.read_csv(inputs[f"teachers_{dataset}_{kind}"])
-    return statuses, votes, per_teacher
+
+def read_votes(paths: Mapping[str, Mapping[str, str | os.PathLike]]) -> dict[str, dict[str, dict[str, np.ndarray]]]:
+    """Read the cached votes ``{dataset: {kind: arrays}}`` from ``{dataset: {kind: .npz path}}``.
+
+    The arrays are those of :func:`~dpreplication.replications.darrm_teachers.teacher_votes`.
+    """
+    votes: dict[str, dict[str, dict[str, np.ndarray]]] = {}
+    for dataset, by_kind in paths.items():
+        for kind, path in by_kind.items():
+            with np.load(path) as cached:
+                votes.setdefault(dataset, {})[kind] = dict(cached)
+    return votes
+
+
+def read_teachers(paths: Mapping[str, Mapping[str, str | os.PathLike]]) -> dict[tuple[str, str], pd.DataFrame]:
+    """Read the per-teacher tables ``{(dataset, kind): frame}`` from ``{dataset: {kind: CSV path}}``."""
+    return {(dataset, kind): pd.read_csv(path) for dataset, by_kind in paths.items() for kind, path in by_kind.items()}
 
 
 def gnmax_variance_table(privacy: pd.DataFrame, max_order: float) -> pd.DataFrame:
