@@ -16,6 +16,7 @@ MODULES = [
         "feasible_region",
         "gnmax",
         "majority",
+        "majority_utility",
         "noise_comparison",
         "quality",
         "selection",

@@ -1,20 +1,18 @@
 """Tests of :mod:`dpreplication.mechanisms.majority`, DaRRM's private majority (Jiang, Zhang & Joshi
 2024; spec §6). Its docstrings state that DaRRM_γ outputs 1 with probability
-``½ + ½ Σ_l s_l α_l γ(l)`` (α the Poisson-binomial pmf of the vote count), that it is (mε, δ)-DP iff
+``½ + ½ Σ_l s_l α_l γ(l)`` (α the Poisson-binomial pmf of the vote count) and that it is (mε, δ)-DP iff
 its privacy cost stays within ``e^{mε} − 1 + 2δ`` over the feasible region — the condition γ_Sub,
-γ_DSub, γ_const and the plain majority (``⌈K/2⌉ε``-DP) are checked against here — and that its
-error is ``½ |Σ_l s_l α_l (1 − γ(l))|``."""
+γ_DSub, γ_const and the plain majority (``⌈K/2⌉ε``-DP) are checked against here. Its error is
+tested in ``test_majority_utility.py``."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from dpreplication.accounting import privacy_verifier as V
 from dpreplication.mechanisms import majority as M
 from dpreplication.mechanisms import majority as mj
-from dpreplication.optimisation import gamma_lp as LP
 
 
 def rng(*keys):
@@ -109,24 +107,6 @@ def test_majority_is_private_at_m6_but_not_at_m5():
     assert V.effective_budget(majority, 11, 0.1) == pytest.approx(6.0, abs=1e-6)
 
 
-# --------------------------------------------------------------------------- §6.8 errors
-
-
-def test_error_formula_matches_its_definition():
-    K = 11
-    gamma = rng(8).random(K + 1)
-    alpha = M.poisson_binomial_pmf(rng(9).random((50, K)))
-    direct = np.abs(M.darrm_probability_one(gamma, alpha) - M.majority_probability_one(alpha))
-    np.testing.assert_allclose(M.ensemble_error(gamma, alpha), direct, atol=1e-15)
-
-
-def test_objective_coefficients_match_the_papers_grid_monte_carlo():
-    grid = M.objective_coefficients_grid(11, rng(10), n_samples=20_000)
-    np.testing.assert_allclose(grid, M.objective_coefficients(11, 0.745), atol=5e-3)
-    assert M.UNIFORM_PRIOR.folded_mean == pytest.approx(0.75)
-    assert M.POLARIZED_PRIOR.folded_mean == pytest.approx(0.85)
-
-
 # --------------------------------------------------------------------------- §6.10 γ_DSub
 
 
@@ -136,17 +116,3 @@ def test_double_subsampling_is_private(epsilon):
         gamma = M.gamma_double_subsampling(11, m)
         assert V.verify_privacy(gamma, 11, m, epsilon).violation <= 1e-12
         assert V.iid_privacy_violation(gamma, 11, m, epsilon, n_grid=101) <= 1e-12
-
-
-# --------------------------------------------------------------------------- §6.14 votes
-
-
-def test_synthetic_votes_reproduce_the_analytic_accuracy():
-    K, a, n = 11, 0.7, 200_000
-    gamma = LP.optimise_gamma_cached(11, 3, 0.1).gamma
-    votes = rng(15).random((n, K)) < a
-    accuracy = M.sample_darrm(votes, gamma, rng(16)).mean()
-    expected = M.expected_accuracy(gamma, a)
-    assert abs(accuracy - expected) < 5 * np.sqrt(expected * (1 - expected) / n)
-    direct = sum(stats.binom.pmf(l, K, a) * (gamma[l] * (l > K / 2) + (1 - gamma[l]) / 2) for l in range(K + 1))
-    assert expected == pytest.approx(direct, abs=1e-14)

@@ -15,6 +15,7 @@ import pytest
 
 from dpreplication.accounting import privacy_verifier as V
 from dpreplication.mechanisms import majority as M
+from dpreplication.mechanisms import majority_utility as MU
 from dpreplication.optimisation import gamma_lp as LP
 from dpreplication.replications import darrm as R
 from dpreplication.replications import darrm_verified
@@ -90,7 +91,7 @@ def test_every_optimised_gamma_passes_the_verifier(K, m, epsilon, Delta):
 def test_optimal_gamma_beats_every_feasible_baseline(K, m, epsilon, Delta):
     delta = M.composed_delta(m, Delta)
     result = LP.optimise_gamma_cached(K, m, epsilon, Delta, delta)
-    c = M.objective_coefficients(K)
+    c = MU.objective_coefficients(K)
     baselines = {
         "Sub": M.gamma_subsampling(K, m),
         "const": M.gamma_constant(K, m, epsilon, Delta, delta),
@@ -145,7 +146,7 @@ def test_errors_match_spec_and_are_ordered():
             )
         ]
     )
-    mean, _ = M.monte_carlo_error(gammas, 11, M.UNIFORM_PRIOR, 200_000, 1, rng(7))
+    mean, _ = MU.monte_carlo_error(gammas, 11, MU.UNIFORM_PRIOR, 200_000, 1, rng(7))
     table = dict(zip(ms, mean.reshape(len(ms), 4)))
     for m, values in spec.items():
         np.testing.assert_allclose(table[m], values, atol=0.002, err_msg=f"E at m={m}: (opt, DSub, Sub, RR)")
@@ -193,7 +194,7 @@ def test_k101_lp_is_private_and_best():
             M.gamma_subsampling(101, 10),
         ]
     )
-    (opt, rr, dsub, sub), _ = M.monte_carlo_error(gammas, 101, M.UNIFORM_PRIOR, 5_000, 1, rng(14))
+    (opt, rr, dsub, sub), _ = MU.monte_carlo_error(gammas, 101, MU.UNIFORM_PRIOR, 5_000, 1, rng(14))
     assert opt < 0.04 and opt < rr < dsub < sub
 
 

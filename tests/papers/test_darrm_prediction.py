@@ -22,7 +22,7 @@ from dpreplication.data import DATASETS, DataIntegrityError, fetch
 from dpreplication.data.catalog import DataFile, Dataset
 from dpreplication.data.fetch import MIRROR_ENV, availability, content_sha256
 from dpreplication.data.idx import IDXFormatError, load_image_classification, read_idx_images, read_idx_labels
-from dpreplication.mechanisms import gnmax
+from dpreplication.mechanisms import gnmax, majority_utility
 from dpreplication.mechanisms import majority as mj
 from dpreplication.mechanisms.additive import gaussian_privacy_profile
 from dpreplication.replications import darrm_prediction as dp
@@ -166,8 +166,8 @@ def test_accuracy_pipeline_on_synthetic_votes(accuracy, m):
     exact = dp.expected_accuracies(private, nonprivate, truth, classes, m, sigma, gamma)
     analytic = {
         "gnmax": special.ndtr(11 / (np.sqrt(2) * sigma)),
-        "sub": mj.expected_accuracy(mj.gamma_subsampling(11, m), accuracy),
-        "opt": mj.expected_accuracy(gamma, accuracy),
+        "sub": majority_utility.expected_accuracy(mj.gamma_subsampling(11, m), accuracy),
+        "opt": majority_utility.expected_accuracy(gamma, accuracy),
     }
     simulated = dp.simulate_queries(
         private, nonprivate, truth, classes, m, 2_000, 20, sigma, gamma, seed=3, dataset="synthetic"

@@ -559,7 +559,7 @@ def ensemble_errors_site(patch):
         )
         for K in (3, 5)
     )
-    priors = list(darrm.mj.PRIORS)[:2]
+    priors = list(darrm.majority_utility.PRIORS)[:2]
     run = with_defaults(
         darrm.ensemble_errors,
         shapes=shapes,

@@ -3,7 +3,8 @@ every analytic figure (F2–F9), the LP diagnostics and the spec's verified numb
 Spec: shared/specs/darrm.md."""
 
 DR = "darrm"
-DR_CODE = code_inputs("mechanisms/majority.py", "mechanisms/feasible_region.py", "optimisation/gamma_lp.py", "accounting",
+DR_CODE = code_inputs("mechanisms/majority.py", "mechanisms/majority_utility.py", "mechanisms/feasible_region.py",
+                      "optimisation/gamma_lp.py", "accounting",
                       "replications/darrm.py", "replications/darrm_lemmas.py", "replications/darrm_verified.py")
 
 
@@ -156,7 +157,8 @@ for _rule in (rules.darrm_f2_gamma_shapes, rules.darrm_f3_errors, rules.darrm_f4
 DR_PREDICTION = f"{WORK}/{DR}/prediction"
 DR_TEACHERS_CODE = code_inputs("data", "accounting/rdp.py", "learning/teachers.py", "replications/darrm_teachers.py",
                                plots=False)
-DR_PREDICTION_CODE = code_inputs("data", "learning/teachers.py", "mechanisms/majority.py", "mechanisms/feasible_region.py", "mechanisms/gnmax.py",
+DR_PREDICTION_CODE = code_inputs("data", "learning/teachers.py", "mechanisms/majority.py", "mechanisms/majority_utility.py",
+                                 "mechanisms/feasible_region.py", "mechanisms/gnmax.py",
                                  "optimisation/gamma_lp.py", "accounting", "scorecard/claims.py",
                                  "replications/darrm_teachers.py", "replications/darrm_prediction.py",
                                  "replications/darrm_teacher_quality.py")
@@ -269,6 +271,7 @@ for _rule in (rules.darrm_prediction_privacy, rules.darrm_f10_gnmax_variance, ru
 
 DR_ABLATION = f"{DR_PREDICTION}/ablation"
 DR_ABLATION_CODE = code_inputs("data", "accounting", "learning/teachers.py", "mechanisms/majority.py",
+                               "mechanisms/majority_utility.py",
                                "mechanisms/feasible_region.py", "mechanisms/gnmax.py",
                                "optimisation/gamma_lp.py", "scorecard/claims.py", "replications/darrm_teachers.py",
                                "replications/darrm_prediction.py", "replications/darrm_teacher_quality.py",

@@ -30,11 +30,8 @@ from dpreplication.mechanisms.feasible_region import (
     privacy_budget,
     vertex_multisets,
 )
-from dpreplication.mechanisms.majority import (
-    objective_coefficients,
-    symmetric_gamma,
-    validate_ensemble_size,
-)
+from dpreplication.mechanisms.majority import symmetric_gamma, validate_ensemble_size
+from dpreplication.mechanisms.majority_utility import objective_coefficients
 from dpreplication.validation import in_unit_interval, one_of, positive
 
 log = logging.getLogger(__name__)

@@ -25,7 +25,7 @@ import pandas as pd
 
 from dpreplication import seeding
 from dpreplication.accounting import privacy_verifier as verifier
-from dpreplication.mechanisms import feasible_region
+from dpreplication.mechanisms import feasible_region, majority_utility
 from dpreplication.mechanisms import majority as mj
 from dpreplication.optimisation.gamma_lp import optimise_gamma, optimise_gamma_cached
 
@@ -50,7 +50,7 @@ ERROR_COLUMNS = [
 REGION_COLUMNS = ["figure", "epsilon", "Delta", "element", "label", "description", "order", "p", "p_prime"]
 LP_TIMING_COLUMNS = ["build_seconds", "solve_seconds"]
 """Wall-clock columns of :func:`lp_diagnostics`: not deterministic, so never in a compared table."""
-OPTIMISATION_PRIORS = {"opt-U": mj.UNIFORM_PRIOR, "opt-P": mj.POLARIZED_PRIOR}
+OPTIMISATION_PRIORS = {"opt-U": majority_utility.UNIFORM_PRIOR, "opt-P": majority_utility.POLARIZED_PRIOR}
 ZERO_PRIOR_NOTE = "p_i = 0.5 gives alpha_l = alpha_{K-l}, so E = 0 for every gamma (spec F9 caveat)"
 
 
@@ -150,10 +150,10 @@ def ensemble_errors(
         groups = list(table.groupby(keys, sort=False))
         gammas = np.stack([g.sort_values("l")["gamma"].to_numpy() for _, g in groups])
         for prior_name in actual_priors:
-            prior = mj.PRIORS[prior_name]
+            prior = majority_utility.PRIORS[prior_name]
             rng = seeding.generator(seed, PAPER, figure, int(K), prior_name)
-            mean, std = mj.monte_carlo_error(gammas, int(K), prior, n_draws, n_repeats, rng, zero_below)
-            note = ZERO_PRIOR_NOTE if prior is mj.HALF_PRIOR else ""
+            mean, std = majority_utility.monte_carlo_error(gammas, int(K), prior, n_draws, n_repeats, rng, zero_below)
+            note = ZERO_PRIOR_NOTE if prior is majority_utility.HALF_PRIOR else ""
             rows += [
                 (figure, *key, prior_name, mu, sd, np.nan, n_draws, n_repeats, note)
                 for (key, _), mu, sd in zip(groups, mean, std)

@@ -14,6 +14,7 @@ import pandas as pd
 
 from dpreplication import seeding
 from dpreplication.mechanisms import majority as mj
+from dpreplication.mechanisms import majority_utility
 from dpreplication.optimisation.gamma_lp import optimise_gamma_cached
 from dpreplication.replications import darrm_lemmas as lemmas
 from dpreplication.replications.darrm import PAPER, series_gamma
@@ -44,7 +45,7 @@ def monte_carlo_table(
             gammas.append(series_gamma(name, K, m, epsilon, solver=solver))
             keys.append((m, label))
     rng = seeding.generator(seed, PAPER, "verified", setting, actual)
-    mean, _ = mj.monte_carlo_error(np.stack(gammas), K, mj.PRIORS[actual], n_draws, 1, rng)
+    mean, _ = majority_utility.monte_carlo_error(np.stack(gammas), K, majority_utility.PRIORS[actual], n_draws, 1, rng)
     rows = []
     for (m, label), value in zip(keys, mean):
         target = spec.get((m, label), np.nan)
