@@ -20,6 +20,7 @@ MODULES = [
         "noise_comparison",
         "quality",
         "selection",
+        "selection_sampling",
     )
 ]
 GUARANTEE = re.compile(r"ε-DP|\(ε, ?δ\)-DP|-DP\b|differential(ly)? priva", re.IGNORECASE)

@@ -131,10 +131,10 @@ class PrivGeneAudit:
 
     def __init__(self, monkeypatch, modules=()):
         from dpreplication.learning import genetic
-        from dpreplication.mechanisms import selection
+        from dpreplication.mechanisms import selection_sampling
 
         self.runs: list[dict] = []
-        privgene, sampler = genetic.privgene, selection.sample_report_noisy_max
+        privgene, sampler = genetic.privgene, selection_sampling.sample_report_noisy_max
 
         def run(fitness, epsilon, settings, rng, n_iterations=None):
             record = {"epsilon": float(epsilon), "fitness": fitness, "settings": settings, "rounds": []}
@@ -160,7 +160,7 @@ class PrivGeneAudit:
 
         for module in (genetic, *modules):
             monkeypatch.setattr(module, "privgene", run)
-        monkeypatch.setattr(selection, "sample_report_noisy_max", draw)
+        monkeypatch.setattr(selection_sampling, "sample_report_noisy_max", draw)
 
     @staticmethod
     def check(run: dict) -> None:

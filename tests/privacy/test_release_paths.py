@@ -30,7 +30,7 @@ from scipy import integrate, stats
 
 from dpreplication.learning import functional_mechanism, genetic, models, objective_perturbation, output_perturbation
 from dpreplication.learning import sample_and_aggregate as gupt
-from dpreplication.mechanisms import additive, enhanced_exponential, gnmax, majority, selection
+from dpreplication.mechanisms import additive, enhanced_exponential, gnmax, majority, selection, selection_sampling
 
 EPSILONS = [0.1, 0.5, 2.0]
 
@@ -86,7 +86,7 @@ SAMPLER_NOISE = {
     "G RNM-Gumbel (EM)": "gumbel",
     "L RNM-Laplace": "laplace",
 }
-"""Each sampler of the selection module and the noise whose report-noisy-max it must equal in law
+"""Each sampler of the selection_sampling module and the noise whose report-noisy-max it must equal in law
 (P&F and Algorithms A, B are RNM-Exp by Ding et al., Thm 5; EM is RNM-Gumbel)."""
 SELECTION_SCORES, SELECTION_SENSITIVITY = np.array([6.0, 4.5, 4.5, 1.5, 0.0]), 1.5
 
@@ -108,7 +108,7 @@ def rnm_pmf(scores, epsilon, sensitivity, noise):
 
 
 def check_sampler(label, epsilon, sample=None):
-    sample = sample or selection.SAMPLERS[label]
+    sample = sample or selection_sampling.SAMPLERS[label]
     n = 20_000 if "literal" in label else GOF_SAMPLES
     pmf = rnm_pmf(SELECTION_SCORES, epsilon, SELECTION_SENSITIVITY, SAMPLER_NOISE[label])
     assert pmf.sum() == pytest.approx(1.0, abs=1e-9)
@@ -125,15 +125,15 @@ def test_every_selection_sampler_has_the_law_of_report_noisy_max_at_scale_2_delt
 @pytest.mark.parametrize("label", list(SAMPLER_NOISE))
 def test_selection_sampler_negative_control(label):
     """The same sampler with its noise scale doubled (ε/2) fails the fit."""
-    wrong = lambda q, epsilon, *rest: selection.SAMPLERS[label](q, epsilon / 2, *rest)  # noqa: E731
+    wrong = lambda q, epsilon, *rest: selection_sampling.SAMPLERS[label](q, epsilon / 2, *rest)  # noqa: E731
     assert fails(check_sampler, label, 0.5, wrong)
 
 
 def test_the_samplers_cover_the_selection_module():
-    assert set(SAMPLER_NOISE) == set(selection.SAMPLERS)
+    assert set(SAMPLER_NOISE) == set(selection_sampling.SAMPLERS)
 
 
-def check_rnm_laplace(epsilon, sample=selection.sample_report_noisy_max):
+def check_rnm_laplace(epsilon, sample=selection_sampling.sample_report_noisy_max):
     """Against the package's exact RNM-Laplace pmf (piecewise quadrature), the one the figures use."""
     scores = np.array([4.0, 3.0, 3.0, 1.0, 0.0])
     draws = sample(scores, epsilon, 1.0, GOF_SAMPLES, np.random.default_rng(3), "laplace")
@@ -148,7 +148,7 @@ def test_report_noisy_max_laplace_sampler_fits_its_exact_pmf(epsilon):
 @pytest.mark.parametrize("epsilon", [0.5, 2.0])
 def test_report_noisy_max_laplace_negative_control(epsilon):
     """A factor 2 in the Laplace scale (the sampler at ε/2) is detected."""
-    doubled = lambda scores, epsilon, *rest: selection.sample_report_noisy_max(scores, epsilon / 2, *rest)  # noqa: E731
+    doubled = lambda scores, epsilon, *rest: selection_sampling.sample_report_noisy_max(scores, epsilon / 2, *rest)  # noqa: E731
     assert fails(check_rnm_laplace, epsilon, doubled)
 
 
@@ -195,21 +195,23 @@ def test_eem_with_two_draws_has_the_law_of_two_selections_at_half_the_budget(eps
 
 def test_eem_two_draws_negative_control(monkeypatch):
     """Every draw spending the whole ε (no split) fails."""
-    original = selection.sample_report_noisy_max
-    monkeypatch.setattr(selection, "sample_report_noisy_max", lambda q, epsilon, *rest: original(q, 2 * epsilon, *rest))
+    original = selection_sampling.sample_report_noisy_max
+    monkeypatch.setattr(
+        selection_sampling, "sample_report_noisy_max", lambda q, epsilon, *rest: original(q, 2 * epsilon, *rest)
+    )
     assert fails(check_eem_two_draws, 0.5)
 
 
 def test_eem_with_several_draws_splits_its_budget_per_draw(monkeypatch):
     """Algorithm 2 draws k candidates, each with ε/k and sensitivity Δ/2 of the RNM sampler."""
     seen = []
-    original = selection.sample_report_noisy_max
+    original = selection_sampling.sample_report_noisy_max
 
     def spy(scores, epsilon, sensitivity, n, rng, noise="exponential"):
         seen.append((epsilon, sensitivity, noise))
         return original(scores, epsilon, sensitivity, n, rng, noise)
 
-    monkeypatch.setattr(selection, "sample_report_noisy_max", spy)
+    monkeypatch.setattr(selection_sampling, "sample_report_noisy_max", spy)
     enhanced_exponential.select(np.arange(10.0), 0.6, 3.0, 3, np.random.default_rng(5))
     assert seen == [(pytest.approx(0.2), 1.5, "gumbel")] * 3
 

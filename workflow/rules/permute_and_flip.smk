@@ -2,8 +2,8 @@
 and the McKenna–Sheldon utility comparison. Spec: shared/specs/permute_and_flip.md."""
 
 PF = "permute_and_flip"
-PF_CODE = code_inputs("data", "mechanisms/selection.py", "mechanisms/quality.py", "statistics",
-                      "accounting/privacy_loss.py", "replications/permute_and_flip.py",
+PF_CODE = code_inputs("data", "mechanisms/selection.py", "mechanisms/selection_sampling.py", "mechanisms/quality.py",
+                      "statistics", "accounting/privacy_loss.py", "replications/permute_and_flip.py",
                       "replications/permute_and_flip_sampling.py")
 
 

@@ -8,8 +8,8 @@ WORK; an aggregation rule per figure publishes it."""
 
 PG = "privgene"
 PG_JOB_CODE = code_inputs("data", "learning/fitness.py", "learning/genetic.py", "learning/protocol.py",
-                          "learning/models.py", "mechanisms/selection.py", "mechanisms/enhanced_exponential.py",
-                          "mechanisms/additive.py", "replications/privgene.py",
+                          "learning/models.py", "mechanisms/selection.py", "mechanisms/selection_sampling.py",
+                          "mechanisms/enhanced_exponential.py", "mechanisms/additive.py", "replications/privgene.py",
                           "replications/privgene_datasets.py", plots=False)
 """What the (many, costly) jobs run; the aggregation rules also depend on the figure-table module."""
 PG_CODE = sorted(set(PG_JOB_CODE) | set(code_inputs("replications/privgene_figures.py")))

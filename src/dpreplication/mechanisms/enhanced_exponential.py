@@ -14,7 +14,8 @@ even ``|δ_ω| ≤ Δ/2``). A shift-invariant selector therefore sees a change o
 sup-norm ``≤ Δ/2`` after re-centring, so it is ε-DP when calibrated to sensitivity
 ``Δ/2``: the exponential mechanism (Gumbel-max, ``exp(ε f/Δ)``) and report-noisy-max with
 exponential noise of scale ``Δ/ε`` (≡ permute-and-flip, Ding et al. 2021), both taken
-from :mod:`dpreplication.mechanisms.selection`. Selecting ``k`` candidates without
+from :mod:`dpreplication.mechanisms.selection_sampling` (their exact pmfs from
+:mod:`dpreplication.mechanisms.selection`). Selecting ``k`` candidates without
 replacement spends ``ε/k`` per draw (paper Algorithm 2), ε in total by sequential composition.
 
 Both factors are functions of the candidate set alone (computed from its formulas in
@@ -28,11 +29,11 @@ from typing import Literal
 
 import numpy as np
 
-from dpreplication.mechanisms import selection
+from dpreplication.mechanisms import selection, selection_sampling
 
 Selector = Literal["exponential_mechanism", "rnm_exp"]
 SELECTORS: dict[str, str] = {"exponential_mechanism": "gumbel", "rnm_exp": "exponential"}
-"""Selector name → noise of :func:`selection.sample_report_noisy_max` (Gumbel = EM; exponential = P&F)."""
+"""Selector name → noise of :func:`selection_sampling.sample_report_noisy_max` (Gumbel = EM; exponential = P&F)."""
 Dampening = Literal["eem", "em"]
 
 
@@ -195,7 +196,7 @@ def select(
         raise ValueError(f"cannot select k={k} of {remaining.size} candidates")
     chosen = np.empty(k, dtype=np.int64)
     for draw in range(k):
-        index = selection.sample_report_noisy_max(
+        index = selection_sampling.sample_report_noisy_max(
             values[remaining], epsilon / k, dampening / 2.0, 1, rng, SELECTORS[selector]
         )[0]
         chosen[draw] = remaining[index]

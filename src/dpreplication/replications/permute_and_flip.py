@@ -2,8 +2,9 @@
 
 The exact tables, the privacy audit and the utility comparison with the exponential mechanism:
 one function per figure or table of the replication spec (§3, §5, §6), each returning a tidy
-DataFrame. The mechanisms, their worst-case errors and the ε for a target error are in
-:mod:`dpreplication.mechanisms.selection`, the privacy loss in
+DataFrame. The mechanisms' exact pmfs, their worst-case errors and the ε for a target error are in
+:mod:`dpreplication.mechanisms.selection`, their samplers in
+:mod:`dpreplication.mechanisms.selection_sampling`, the privacy loss in
 :mod:`dpreplication.accounting.privacy_loss`; this module builds the grids and tables. The
 equivalence by sampling (§4) is :mod:`dpreplication.replications.permute_and_flip_sampling`.
 Random steps draw from ``seeding.generator(root_seed, PAPER, figure, ...)``.
@@ -18,6 +19,7 @@ from scipy import optimize, stats
 from dpreplication import seeding
 from dpreplication.accounting.privacy_loss import max_privacy_loss
 from dpreplication.mechanisms import selection as sel
+from dpreplication.mechanisms import selection_sampling
 from dpreplication.mechanisms.quality import median_scores, mode_scores
 from dpreplication.statistics import total_variation
 
@@ -54,12 +56,12 @@ def score_vector(name: str, histograms: dict[str, np.ndarray] | None = None) -> 
 
 
 def draw(algorithm: str, q, epsilon, n, root_seed, *keys) -> np.ndarray:
-    """Draw ``n`` samples from a labelled sampler of :data:`~dpreplication.mechanisms.selection.SAMPLERS`.
+    """Draw ``n`` samples from a labelled sampler of :data:`~dpreplication.mechanisms.selection_sampling.SAMPLERS`.
 
     The draws come from the stream ``(root_seed, PAPER, *keys, algorithm, n)``.
     """
     rng = seeding.generator(root_seed, PAPER, *keys, algorithm, n)
-    return sel.SAMPLERS[algorithm](q, epsilon, 1.0, n, rng)
+    return selection_sampling.SAMPLERS[algorithm](q, epsilon, 1.0, n, rng)
 
 
 # --------------------------------------------------------------------------- exact tables

@@ -3,8 +3,8 @@
 Spec §4: Figures F1–F3, Tables T1–T2. Every algorithm of the chain (A1 RNM-Exp, A2 literal and
 batched permute-and-flip, A3/A4 the intermediate algorithms of Lemmas 2–4) and the controls
 (G = EM, L = RNM-Laplace) are sampled and compared with the exact pmfs and with each other. The
-samplers and the lemmas' internal objects are in :mod:`dpreplication.mechanisms.selection`, the
-tests in :mod:`dpreplication.statistics`; this module builds the grids and tables. Random steps
+samplers and the lemmas' internal objects are in :mod:`dpreplication.mechanisms.selection_sampling`,
+the exact pmfs in :mod:`dpreplication.mechanisms.selection`, the tests in :mod:`dpreplication.statistics`; this module builds the grids and tables. Random steps
 draw from ``seeding.generator(root_seed, PAPER, figure, ...)``.
 """
 
@@ -16,6 +16,7 @@ from scipy import stats
 
 from dpreplication import seeding
 from dpreplication.mechanisms import selection as sel
+from dpreplication.mechanisms import selection_sampling
 from dpreplication.replications.permute_and_flip import A1, A2, A3, A4, EM, LAP, PAPER, PF, G, L, draw, score_vector
 from dpreplication.statistics import (
     binomial_z_scores,
@@ -199,7 +200,7 @@ def lemma_internals(vector: str, epsilon: float, n: int, root_seed: int) -> pd.D
     rng = seeding.generator(root_seed, PAPER, "lemma_internals", vector, epsilon, n)
     noise = b * rng.standard_exponential((n, q.size))
     fresh = b * rng.standard_exponential((n, q.size))
-    objects = sel.intermediate_objects(q, noise, fresh)
+    objects = selection_sampling.intermediate_objects(q, noise, fresh)
     in_s, in_s_prime, dagger, choice = objects.in_s, objects.in_s_prime, objects.v_dagger, objects.choice
     p = sel.flip_probabilities(q, epsilon)
     rows = []
