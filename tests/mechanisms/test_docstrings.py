@@ -19,6 +19,7 @@ MODULES = [
         "noise_comparison",
         "quality",
         "selection",
+        "truncated_laplace",
     )
 ]
 GUARANTEE = re.compile(r"ε-DP|\(ε, ?δ\)-DP|-DP\b|differential(ly)? priva", re.IGNORECASE)
