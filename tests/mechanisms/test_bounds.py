@@ -10,23 +10,23 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from dpreplication.mechanisms import additive as add
 from dpreplication.mechanisms import bounds
+from dpreplication.mechanisms import truncated_laplace as tl_mechanism
 
 # --------------------------------------------------------------------------- 9–10 limits and bounds
 
 
 def test_9_limits():
     for eps in (0.1, 0.5, 1.0):
-        assert add.truncated_laplace_amplitude(eps, 1e-200) * eps == pytest.approx(1.0, rel=1e-9)
+        assert tl_mechanism.truncated_laplace_amplitude(eps, 1e-200) * eps == pytest.approx(1.0, rel=1e-9)
         assert bounds.amplitude_lower_bound(eps, 1e-200) == pytest.approx(1 / math.expm1(eps), rel=1e-9)
         assert bounds.amplitude_bound_ratio(eps, 1e-200) == pytest.approx(
             bounds.amplitude_ratio_small_delta_limit(eps), rel=1e-9
         )
     assert bounds.power_lower_bound(1, 1e-200) == pytest.approx((math.e + 1) / (math.e - 1) ** 2, abs=1e-6)
     assert bounds.power_lower_bound(1, 1e-200) == pytest.approx(1.259370, abs=1e-6)
-    assert add.truncated_laplace_amplitude(1e-7, 0.01) == pytest.approx(25.0, abs=1e-3)
-    assert add.truncated_laplace_power(1e-7, 0.05) == pytest.approx(1 / (12 * 0.05**2), abs=0.01)
+    assert tl_mechanism.truncated_laplace_amplitude(1e-7, 0.01) == pytest.approx(25.0, abs=1e-3)
+    assert tl_mechanism.truncated_laplace_power(1e-7, 0.05) == pytest.approx(1 / (12 * 0.05**2), abs=0.01)
     for dlt in (0.05, 0.01, 0.001):
         assert bounds.amplitude_bound_ratio(1e-7, dlt) == pytest.approx(1 - 2 * dlt, abs=1e-4)
         assert bounds.power_bound_ratio(1e-7, dlt) == pytest.approx(
@@ -40,7 +40,7 @@ def test_9_limits():
     assert bounds.amplitude_bound_ratio(1e-4, 1e-6) == pytest.approx(0.999946, abs=1e-6)
     assert bounds.power_bound_ratio(1e-4, 1e-6) == pytest.approx(0.999940, abs=1e-6)
     assert bounds.power_bound_ratio(1.0, 1e-200) == pytest.approx(bounds.power_ratio_small_delta_limit(1.0), rel=1e-9)
-    joint = bounds.amplitude_upper_bound_joint_limit(1e-3, 1e-5) / add.truncated_laplace_amplitude(1e-3, 1e-5)
+    joint = bounds.amplitude_upper_bound_joint_limit(1e-3, 1e-5) / tl_mechanism.truncated_laplace_amplitude(1e-3, 1e-5)
     assert abs(joint - 1) < 5e-5
 
 

@@ -21,6 +21,7 @@ MODULES = [
         "quality",
         "selection",
         "selection_sampling",
+        "truncated_laplace",
     )
 ]
 GUARANTEE = re.compile(r"ε-DP|\(ε, ?δ\)-DP|-DP\b|differential(ly)? priva", re.IGNORECASE)

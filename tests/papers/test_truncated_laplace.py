@@ -4,9 +4,9 @@ Numbering follows spec §10. Oracles independent of the code under test: scipy
 adaptive quadrature, mpmath at 50 digits, scalar ``brentq``, a generic
 grid-based hockey-stick audit, dp-accounting, autodp and diffprivlib (the
 last three optional, skipped when not installed). The checks that call the mechanisms
-directly are in ``tests/mechanisms/`` (``test_additive.py``, ``test_bounds.py``,
-``test_noise_comparison.py``); this file keeps those of the replication tables, the LP and
-the library cross-checks.
+directly are in ``tests/mechanisms/`` (``test_truncated_laplace_mechanism.py``, ``test_additive.py``,
+``test_bounds.py``, ``test_noise_comparison.py``); this file keeps those of the replication tables,
+the LP and the library cross-checks.
 """
 
 import math
@@ -19,6 +19,7 @@ from dpreplication import oracles
 from dpreplication.mechanisms import additive as add
 from dpreplication.mechanisms import bounds
 from dpreplication.mechanisms import noise_comparison as nc
+from dpreplication.mechanisms import truncated_laplace as tl_mechanism
 from dpreplication.optimisation.noise_lp import optimal_noise_lower_bound, richardson_extrapolation
 from dpreplication.replications import truncated_laplace as tl
 from dpreplication.replications import truncated_laplace_audits as tla
@@ -192,11 +193,11 @@ def test_13_scale_invariance(sensitivity):
     eps = np.array([0.01, 0.5, 1.0, 5.0])
     dlt = np.array([1e-2, 1e-6, 1e-3, 0.3])
     pairs = [
-        (add.truncated_laplace_amplitude, 1),
+        (tl_mechanism.truncated_laplace_amplitude, 1),
         (bounds.amplitude_lower_bound, 1),
         (add.analytic_gaussian_sigma, 1),
-        (add.truncated_laplace_bound, 1),
-        (add.truncated_laplace_power, 2),
+        (tl_mechanism.truncated_laplace_bound, 1),
+        (tl_mechanism.truncated_laplace_power, 2),
         (bounds.power_lower_bound, 2),
         (add.classic_gaussian_sigma, 1),
     ]
@@ -204,9 +205,11 @@ def test_13_scale_invariance(sensitivity):
         np.testing.assert_allclose(
             function(eps, dlt, sensitivity), sensitivity**power * function(eps, dlt, 1.0), rtol=1e-12
         )
-    ratio = add.truncated_laplace_amplitude(eps, dlt, sensitivity) / add.analytic_gaussian_sigma(eps, dlt, sensitivity)
+    ratio = tl_mechanism.truncated_laplace_amplitude(eps, dlt, sensitivity) / add.analytic_gaussian_sigma(
+        eps, dlt, sensitivity
+    )
     np.testing.assert_allclose(
-        ratio, add.truncated_laplace_amplitude(eps, dlt) / add.analytic_gaussian_sigma(eps, dlt), rtol=1e-12
+        ratio, tl_mechanism.truncated_laplace_amplitude(eps, dlt) / add.analytic_gaussian_sigma(eps, dlt), rtol=1e-12
     )
     lp = optimal_noise_lower_bound(1.0, 1e-2, 4, "power", sensitivity=sensitivity).value
     assert lp == pytest.approx(sensitivity**2 * optimal_noise_lower_bound(1.0, 1e-2, 4, "power").value, rel=1e-7)
@@ -344,7 +347,7 @@ def test_the_bound_curves_bend_exactly_where_floor_n_changes():
     kinks = tlb.bound_kinks(**settings("bound_kinks", delta=0.1, n_fine=20_001))
     assert set(kinks.floor_n_before) == {2, 3, 4} and (kinks.unexplained_kinks == 0).all()
     assert (kinks.relative_distance <= kinks.relative_grid_step).all()
-    n = [float(add.calibrate_truncated_laplace(e, 0.1).n) for e in kinks.crossing_epsilon]
+    n = [float(tl_mechanism.calibrate_truncated_laplace(e, 0.1).n) for e in kinks.crossing_epsilon]
     np.testing.assert_allclose(n, kinks.floor_n_before, rtol=1e-10)
 
 

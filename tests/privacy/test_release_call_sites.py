@@ -31,8 +31,9 @@ from scipy import special, stats
 
 from dpreplication import seeding
 from dpreplication.data.tabular import TabularData
-from dpreplication.mechanisms import additive, gnmax
+from dpreplication.mechanisms import gnmax
 from dpreplication.mechanisms import majority as mj
+from dpreplication.mechanisms import truncated_laplace as tl_mechanism
 from dpreplication.replications import darrm_prediction as dp
 from dpreplication.replications import privgene as pg
 from dpreplication.replications import privgene_comparison as pc
@@ -383,14 +384,14 @@ def test_private_prediction_negative_control(factor, monkeypatch):
 def check_truncated_laplace_moments(monkeypatch, points=((0.5, 1e-3), (2.0, 1e-6))):
     """E3's draws come from the release function itself, once per point at its (ε, δ), and have the
     truncated Laplacian law of that (ε, δ) (Geng et al. Def. 3, written out in release_audit)."""
-    seen, original = [], additive.truncated_laplace_mechanism
+    seen, original = [], tl_mechanism.truncated_laplace_mechanism
 
     def release(value, epsilon, delta, rng, sensitivity=1.0):
         samples = original(value, epsilon, delta, rng, sensitivity)
         seen.append((epsilon, delta, sensitivity, samples))
         return samples
 
-    monkeypatch.setattr(additive, "truncated_laplace_mechanism", release)
+    monkeypatch.setattr(tl_mechanism, "truncated_laplace_mechanism", release)
     tl.monte_carlo_moments(
         np.random.default_rng(0), points=points, n_samples=GOF_SAMPLES, library_points=(), library_samples=1
     )
@@ -407,8 +408,8 @@ def test_truncated_laplace_experiment_samples_through_the_release_function(monke
 
 
 def test_truncated_laplace_experiment_negative_control(monkeypatch):
-    original = additive.truncated_laplace_mechanism
+    original = tl_mechanism.truncated_laplace_mechanism
     monkeypatch.setattr(
-        additive, "truncated_laplace_mechanism", lambda value, epsilon, *rest: original(value, 2 * epsilon, *rest)
+        tl_mechanism, "truncated_laplace_mechanism", lambda value, epsilon, *rest: original(value, 2 * epsilon, *rest)
     )
     assert fails(check_truncated_laplace_moments, monkeypatch)

@@ -3,9 +3,9 @@ Gaussian (Balle & Wang 2018): Figs 1–3, the canonical values, and extras E1–
 Spec: shared/specs/truncated_laplace.md."""
 
 TL = "truncated_laplace"
-TL_CODE = code_inputs("mechanisms/additive.py", "mechanisms/bounds.py", "mechanisms/noise_comparison.py",
-                      "accounting/hockey_stick.py", "optimisation/noise_lp.py", "oracles.py",
-                      "replications/truncated_laplace.py", "replications/truncated_laplace_bounds.py",
+TL_CODE = code_inputs("mechanisms/additive.py", "mechanisms/truncated_laplace.py", "mechanisms/bounds.py",
+                      "mechanisms/noise_comparison.py", "accounting/hockey_stick.py", "optimisation/noise_lp.py",
+                      "oracles.py", "replications/truncated_laplace.py", "replications/truncated_laplace_bounds.py",
                       "replications/truncated_laplace_audits.py", "scorecard/claims.py")
 
 # The optional libraries behind the cross-check tables, with their versions: installing, removing or

@@ -4,7 +4,7 @@ By Lemma 1 of the truncated-Laplacian spec a noise law with density ``f`` makes 
 (ε, δ)-DP for every query of sensitivity Δ iff the hockey-stick divergence
 ``H_ε(d) = ∫ (f(x) − e^ε f(x + d))_+ dx ≤ δ`` for every shift ``|d| ≤ Δ``. :func:`audit_noise_privacy`
 evaluates ``H_ε`` by quadrature on a grid of shifts; the tests compare it with the exact profiles
-of :mod:`dpreplication.mechanisms.additive`.
+of :mod:`dpreplication.mechanisms.additive` and :mod:`dpreplication.mechanisms.truncated_laplace`.
 """
 
 from __future__ import annotations

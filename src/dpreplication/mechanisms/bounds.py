@@ -29,7 +29,7 @@ from math import factorial
 import numpy as np
 from scipy import optimize
 
-from dpreplication.mechanisms.additive import (
+from dpreplication.mechanisms.truncated_laplace import (
     calibrate_truncated_laplace,
     truncated_laplace_amplitude,
     truncated_laplace_power,

@@ -18,6 +18,7 @@ import numpy as np
 from scipy import optimize, special
 
 from dpreplication.mechanisms import additive as add
+from dpreplication.mechanisms.truncated_laplace import truncated_laplace_amplitude, truncated_laplace_power
 
 AMPLITUDE_RATIO_DOUBLE_LIMIT = np.pi / 4.0
 """``lim_{δ→0} lim_{ε→0} R_V``."""
@@ -50,8 +51,8 @@ def noise_costs(epsilon, delta, sensitivity: float = 1.0) -> dict[str, np.ndarra
         The seven 1-D arrays named above.
     """
     sigma = np.atleast_1d(add.analytic_gaussian_sigma(epsilon, delta, sensitivity))
-    amplitude = np.atleast_1d(add.truncated_laplace_amplitude(epsilon, delta, sensitivity))
-    power = np.atleast_1d(add.truncated_laplace_power(epsilon, delta, sensitivity))
+    amplitude = np.atleast_1d(truncated_laplace_amplitude(epsilon, delta, sensitivity))
+    power = np.atleast_1d(truncated_laplace_power(epsilon, delta, sensitivity))
     return {
         "truncated_laplace_amplitude": amplitude,
         "truncated_laplace_power": power,
@@ -86,7 +87,7 @@ def amplitude_ratio(epsilon, delta) -> np.ndarray:
     0.29666
     """
     return (
-        add.truncated_laplace_amplitude(epsilon, delta)
+        truncated_laplace_amplitude(epsilon, delta)
         / add.gaussian_amplitude(add.analytic_gaussian_sigma(epsilon, delta))
     )[()]
 
@@ -106,9 +107,8 @@ def power_ratio(epsilon, delta) -> np.ndarray:
     float or ndarray
         ``R_D`` (eq. 7 over ``σ_aG²``), a numpy scalar for scalar input.
     """
-    return (
-        add.truncated_laplace_power(epsilon, delta) / add.gaussian_power(add.analytic_gaussian_sigma(epsilon, delta))
-    )[()]
+    power = truncated_laplace_power(epsilon, delta)
+    return (power / add.gaussian_power(add.analytic_gaussian_sigma(epsilon, delta)))[()]
 
 
 RATIOS = {"amplitude": amplitude_ratio, "power": power_ratio}

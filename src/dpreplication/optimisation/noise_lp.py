@@ -32,7 +32,7 @@ from typing import Literal
 import numpy as np
 from scipy import optimize, sparse
 
-from dpreplication.mechanisms.additive import truncated_laplace_bound
+from dpreplication.mechanisms.truncated_laplace import truncated_laplace_bound
 
 Cost = Literal["amplitude", "power"]
 
@@ -190,7 +190,7 @@ def optimal_noise_lower_bound(
         ε of the noise law.
     delta : float, 0 < δ < ½
         δ of the noise law (the range of
-        :func:`~dpreplication.mechanisms.additive.truncated_laplace_bound`, which sets the support).
+        :func:`~dpreplication.mechanisms.truncated_laplace.truncated_laplace_bound`, which sets the support).
     bins_per_sensitivity : int, N ≥ 1
         Bins per sensitivity; the bound increases to ``V*`` as ``N → ∞``.
     cost : {"amplitude", "power"}

@@ -3,13 +3,13 @@
 One function per figure or table of the replication spec (§8 figures 1–3, the ratio table, the
 checkable facts, the canonical values; §9 extras E6 baselines and E7 small-ε limit), each returning
 a tidy ``pandas.DataFrame`` with one row per plotted point. The mathematics lives in
-:mod:`dpreplication.mechanisms.additive` (the mechanisms), :mod:`dpreplication.mechanisms.bounds`
-(V*, D* bounds) and :mod:`dpreplication.mechanisms.noise_comparison` (R_V, R_D); this module only
-builds grids and tables. The other extras (E1–E5, E8) are in
-:mod:`dpreplication.replications.truncated_laplace_bounds` and
-:mod:`dpreplication.replications.truncated_laplace_audits`. Sensitivity ``Δ = 1`` unless passed;
-the ratios are Δ-free. Defaults are the spec's values; the workflow's quick profile passes smaller
-grids.
+:mod:`dpreplication.mechanisms.truncated_laplace` and :mod:`dpreplication.mechanisms.additive` (the
+mechanisms), :mod:`dpreplication.mechanisms.bounds` (V*, D* bounds) and
+:mod:`dpreplication.mechanisms.noise_comparison` (R_V, R_D); this module only builds grids and
+tables. The other extras (E1–E5, E8) are in :mod:`dpreplication.replications.truncated_laplace_bounds`
+and :mod:`dpreplication.replications.truncated_laplace_audits`. Sensitivity ``Δ = 1`` unless
+passed; the ratios are Δ-free. Defaults are the spec's values; the workflow's quick profile passes
+smaller grids.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import pandas as pd
 from dpreplication.mechanisms import additive as add
 from dpreplication.mechanisms import bounds
 from dpreplication.mechanisms import noise_comparison as nc
+from dpreplication.mechanisms import truncated_laplace as tl_mechanism
 
 PAPER = "truncated_laplace"
 
@@ -51,13 +52,13 @@ def figure1_density(*, epsilon: float, delta: float, sensitivity: float, n_point
     float outward so that the jump at the support edge is drawn vertically.
     Columns: ``mechanism, label, x, density``.
     """
-    cal = add.calibrate_truncated_laplace(epsilon, delta, sensitivity)
+    cal = tl_mechanism.calibrate_truncated_laplace(epsilon, delta, sensitivity)
     bound, scale = float(cal.bound), float(cal.scale)
     edges = [bound, np.nextafter(bound, np.inf)]
     x = np.unique(np.concatenate([np.linspace(-extent * bound, extent * bound, n_points), edges, np.negative(edges)]))
     sigma = float(add.analytic_gaussian_sigma(epsilon, delta, sensitivity))
     densities = {
-        "truncated_laplace": add.truncated_laplace_pdf(x, scale, bound),
+        "truncated_laplace": tl_mechanism.truncated_laplace_pdf(x, scale, bound),
         "laplace": add.laplace_pdf(x, scale),
         "analytic_gaussian": add.gaussian_pdf(x, sigma),
     }
@@ -76,9 +77,9 @@ def figure1_annotations(epsilon: float = 1.0, delta: float = 0.05, sensitivity: 
     Columns: ``quantity, value`` (quantities ``scale, bound, normaliser,
     analytic_gaussian_sigma, delta_region_lower, delta_region_upper, delta_region_mass``).
     """
-    cal = add.calibrate_truncated_laplace(epsilon, delta, sensitivity)
+    cal = tl_mechanism.calibrate_truncated_laplace(epsilon, delta, sensitivity)
     scale, bound = float(cal.scale), float(cal.bound)
-    region_mass = float(add.truncated_laplace_tail(bound - sensitivity, scale, bound))
+    region_mass = float(tl_mechanism.truncated_laplace_tail(bound - sensitivity, scale, bound))
     values = {
         "scale": scale,
         "bound": bound,
@@ -251,7 +252,7 @@ def canonical_values(*, points, sensitivity: float = 1.0) -> pd.DataFrame:
         {
             "epsilon": eps,
             "delta": dlt,
-            "bound": np.atleast_1d(add.truncated_laplace_bound(eps, dlt, sensitivity)),
+            "bound": np.atleast_1d(tl_mechanism.truncated_laplace_bound(eps, dlt, sensitivity)),
             "amplitude_upper": r["truncated_laplace_amplitude"],
             "power_upper": r["truncated_laplace_power"],
             "amplitude_lower_reconstructed": np.atleast_1d(bounds.amplitude_lower_bound(eps, dlt, sensitivity)),
@@ -303,11 +304,11 @@ def baseline_table(*, epsilons, deltas) -> pd.DataFrame:
     truncated_laplace_amplitude_ratio, truncated_laplace_power_ratio``.
     """
     eps, dlt = product_grid(epsilons, deltas)
-    tl_amp, tl_pow = add.truncated_laplace_amplitude(eps, dlt), add.truncated_laplace_power(eps, dlt)
+    tl_amp, tl_pow = tl_mechanism.truncated_laplace_amplitude(eps, dlt), tl_mechanism.truncated_laplace_power(eps, dlt)
     sigma_ag = add.analytic_gaussian_sigma(eps, dlt)
     sigma_cl = add.classic_gaussian_sigma(eps, dlt)
     blocks = {
-        "truncated_laplace": (add.truncated_laplace_bound(eps, dlt), tl_amp, tl_pow, np.ones_like(eps, bool)),
+        "truncated_laplace": (tl_mechanism.truncated_laplace_bound(eps, dlt), tl_amp, tl_pow, np.ones_like(eps, bool)),
         "laplace": (
             add.laplace_scale(eps),
             add.laplace_amplitude(eps),

@@ -16,6 +16,7 @@ import pandas as pd
 from dpreplication import oracles
 from dpreplication.accounting.hockey_stick import audit_noise_privacy
 from dpreplication.mechanisms import additive as add
+from dpreplication.mechanisms import truncated_laplace as tl_mechanism
 from dpreplication.replications.truncated_laplace import MECHANISM_LABELS
 from dpreplication.scorecard.claims import DATA_STATUS_COLUMN
 
@@ -61,16 +62,17 @@ def monte_carlo_moments(
     """
     rows = []
     for eps, dlt in points:
-        cal = add.calibrate_truncated_laplace(eps, dlt)
-        samples = add.truncated_laplace_mechanism(np.zeros(n_samples), eps, dlt, rng)  # the release function itself
+        cal = tl_mechanism.calibrate_truncated_laplace(eps, dlt)
+        # the release function itself
+        samples = tl_mechanism.truncated_laplace_mechanism(np.zeros(n_samples), eps, dlt, rng)
         rows += _moment_rows(
             eps,
             dlt,
             "dpreplication",
             samples,
             float(cal.bound),
-            float(add.truncated_laplace_amplitude(eps, dlt)),
-            float(add.truncated_laplace_power(eps, dlt)),
+            float(tl_mechanism.truncated_laplace_amplitude(eps, dlt)),
+            float(tl_mechanism.truncated_laplace_power(eps, dlt)),
         )
     for eps, dlt in library_points:
         status = ""
@@ -86,9 +88,9 @@ def monte_carlo_moments(
             dlt,
             "diffprivlib",
             samples,
-            float(add.truncated_laplace_bound(eps, dlt)),
-            float(add.truncated_laplace_amplitude(eps, dlt)),
-            float(add.truncated_laplace_power(eps, dlt)),
+            float(tl_mechanism.truncated_laplace_bound(eps, dlt)),
+            float(tl_mechanism.truncated_laplace_amplitude(eps, dlt)),
+            float(tl_mechanism.truncated_laplace_power(eps, dlt)),
         )
         for row in rows[start:]:
             row[DATA_STATUS_COLUMN] = status
@@ -107,18 +109,18 @@ def privacy_audit(*, points, shifts_per_side: int, n_points: int, tightness_fact
     """
     frames = []
     for eps, dlt in points:
-        cal = add.calibrate_truncated_laplace(eps, dlt)
+        cal = tl_mechanism.calibrate_truncated_laplace(eps, dlt)
         scale, bound = float(cal.scale), float(cal.bound)
         for eps_prime in (eps, tightness_factor * eps):
             audit = audit_noise_privacy(
-                lambda x: add.truncated_laplace_pdf(x, scale, bound),
+                lambda x: tl_mechanism.truncated_laplace_pdf(x, scale, bound),
                 eps_prime,
                 dlt,
                 (-bound, bound),
                 shifts_per_side=shifts_per_side,
                 n_points=n_points,
             )
-            exact = add.truncated_laplace_hockey_stick(eps_prime, audit.shifts, scale, bound)
+            exact = tl_mechanism.truncated_laplace_hockey_stick(eps_prime, audit.shifts, scale, bound)
             frames.append(
                 pd.DataFrame(
                     {
@@ -151,7 +153,7 @@ def privacy_profiles(
     epsilon_primes = np.asarray(epsilon_primes, float)
     sigma = add.analytic_gaussian_sigma(epsilon, delta)
     profiles = {
-        "truncated_laplace": add.truncated_laplace_privacy_profile(epsilon_primes, epsilon, delta),
+        "truncated_laplace": tl_mechanism.truncated_laplace_privacy_profile(epsilon_primes, epsilon, delta),
         "analytic_gaussian": add.gaussian_privacy_profile(epsilon_primes, sigma),
         "laplace": add.laplace_privacy_profile(epsilon_primes, epsilon),
     }
@@ -197,7 +199,7 @@ def library_cross_check(*, points) -> pd.DataFrame:
     """
     ours_by_quantity = {
         "analytic_gaussian_sigma": add.analytic_gaussian_sigma,
-        "truncated_laplace_bound": add.truncated_laplace_bound,
+        "truncated_laplace_bound": tl_mechanism.truncated_laplace_bound,
         "delta_at_analytic_gaussian_sigma": lambda eps, dlt: dlt,
     }
     rows = []
