@@ -240,18 +240,20 @@ def darrm_prediction_inputs(output):
 def darrm_prediction_files(output):
     """Params function: the inputs of :func:`darrm_prediction_inputs` by dataset, as the scripts
     read them: ``{"status": {dataset: path}, output: {dataset: {kind: path}}}`` (the latter for the
-    available datasets only)."""
+    available datasets only). Until the availability checkpoints have run, the inputs and so this
+    mapping are partial; Snakemake re-evaluates both before the job runs."""
     from dpreplication.replications.darrm_teachers import KINDS
 
     def files(wildcards, input):
-        datasets = settings("darrm/private_prediction")["datasets"]
-        cached = {}
-        for dataset in datasets:
+        named = dict(input.items())
+        statuses, cached = {}, {}
+        for dataset in settings("darrm/private_prediction")["datasets"]:
+            if (status := _darrm_prediction_input_name(output, dataset)) in named:
+                statuses[dataset] = named[status]
             names = {kind: _darrm_prediction_input_name(output, dataset, kind) for kind in KINDS}
-            if all(name in input.keys() for name in names.values()):
-                cached[dataset] = {kind: input[name] for kind, name in names.items()}
-        return {"status": {dataset: input[_darrm_prediction_input_name(output, dataset)] for dataset in datasets},
-                output: cached}
+            if all(name in named for name in names.values()):
+                cached[dataset] = {kind: named[name] for kind, name in names.items()}
+        return {"status": statuses, output: cached}
 
     return files
 
