@@ -1,5 +1,5 @@
 """PrivGene gap experiments: the reachable set, its relaxation's solver, and the pairing of the
-schedule and GUPT ablations with the main jobs (replications/privgene_ablations.py)."""
+schedule and GUPT ablations with the main jobs (replications/privgene_ablations.py and privgene_gupt_variants.py)."""
 
 import cvxpy as cp
 import numpy as np
@@ -10,6 +10,7 @@ from dpreplication.learning import PrivGeneSettings, privgene
 from dpreplication.learning.fitness import LogisticFitness
 from dpreplication.learning.reachable import fit_in_reachable_set, reach_radius
 from dpreplication.replications import privgene_ablations as ab
+from dpreplication.replications import privgene_gupt_variants
 from dpreplication.replications.privgene_comparison import comparison_job, kmeans_job
 
 ALGORITHM = {
@@ -116,14 +117,14 @@ def test_gupt_spec_variant_reproduces_fig5_and_clamping_stays_in_the_box():
         "split": {"eps_fraction": 1 / 3, "clamp_output": False},
         "clamped": {"eps_fraction": 1, "clamp_output": True},
     }
-    jobs = ab.gupt_variants_job(
+    jobs = privgene_gupt_variants.gupt_variants_job(
         data, 3, seed=5, runs=2, epsilon=0.1, variants=variants, algorithm=ALGORITHM, restarts=2, max_iter=50
     )
     for run in range(2):
         main = kmeans_job(data, 3, "GUPT", run, seed=5, epsilons=[0.1], restarts=2, max_iter=50)
         ours = jobs[(jobs.run == run) & (jobs.method == "GUPT spec")].variance.iloc[0]
         assert ours == main.variance.iloc[0]
-    summary = ab.gupt_variants_summary(jobs, variants).set_index("variant")
+    summary = privgene_gupt_variants.gupt_variants_summary(jobs, variants).set_index("variant")
     assert (
         summary.loc["clamped", "gupt_variance"]
         < summary.loc["spec", "gupt_variance"]

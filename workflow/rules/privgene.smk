@@ -322,7 +322,8 @@ register(PG, rules.privgene_paper_r_comparison.output)
 # ---------------------------------------------------------------- the open gaps measured (issue 12)
 PGA = f"{PG}/ablations"
 PGA_JOB_CODE = sorted(set(PGC_JOB_CODE) | set(code_inputs("learning/reachable.py", "replications/privgene_figures.py",
-                                                          "replications/privgene_ablations.py", plots=False)))
+                                                          "replications/privgene_ablations.py",
+                                                          "replications/privgene_gupt_variants.py", plots=False)))
 PGA_CODE = sorted(set(PGA_JOB_CODE) | set(code_inputs("plotting/privgene_ablations.py")))
 
 

@@ -1,4 +1,8 @@
-"""Figures of the PrivGene gap experiments (:mod:`dpreplication.replications.privgene_ablations`)."""
+"""Figures of the PrivGene gap experiments.
+
+Their tables come from :mod:`dpreplication.replications.privgene_ablations` and
+:mod:`dpreplication.replications.privgene_gupt_variants`.
+"""
 
 from __future__ import annotations
 
@@ -119,7 +123,7 @@ def gupt_variant_bars(table: pd.DataFrame):
     Parameters
     ----------
     table : pandas.DataFrame
-        The table of :func:`~dpreplication.replications.privgene_ablations.gupt_variants_summary`;
+        The table of :func:`~dpreplication.replications.privgene_gupt_variants.gupt_variants_summary`;
         read: dataset, task, variant, epsilon, log10_ratio.
     """
     figure, axes = new_figure(1, 1, width=6.4, height=3.4)

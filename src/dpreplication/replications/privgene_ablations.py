@@ -11,9 +11,7 @@
 * **Fig. 2 at other ε** — :func:`choice_of_c_epsilon_job` / :func:`choice_of_c_by_epsilon`: the
   choice-of-c curve at the small ε of the grid (the paper does not state Fig. 2's ε; the main rule
   runs ε = 1) and averaged over these ε.
-* **GUPT variants for Fig. 5** — :func:`gupt_variants_job`: GUPT's k-means with the ε split of its
-  code and with the noisy output clamped to the data box (spec §3.6, §10.6), against PrivGene at
-  the same ε, on the streams of the Fig. 5 jobs.
+* **GUPT variants for Fig. 5** — in :mod:`dpreplication.replications.privgene_gupt_variants`.
 """
 
 from __future__ import annotations
@@ -23,26 +21,12 @@ import pandas as pd
 
 from dpreplication.data import tabular
 from dpreplication.learning import models
-from dpreplication.learning import sample_and_aggregate as gupt
 from dpreplication.learning.fitness import LinearFitness
-from dpreplication.learning.genetic import iterations, privgene
+from dpreplication.learning.genetic import iterations
 from dpreplication.learning.protocol import mean_confidence_interval, repetition_folds
 from dpreplication.learning.reachable import fit_in_reachable_set, reach_radius
-from dpreplication.replications.privgene import (
-    PAPER,
-    algorithm_settings,
-    choice_of_c_job,
-    make_fitness,
-    reference_job,
-    task_labels,
-    training_size,
-)
-from dpreplication.replications.privgene_comparison import (
-    KMEANS_SELECTION,
-    comparison_job,
-    job_streams,
-    kmeans_task,
-)
+from dpreplication.replications.privgene import PAPER, choice_of_c_job, reference_job, task_labels, training_size
+from dpreplication.replications.privgene_comparison import comparison_job
 from dpreplication.replications.privgene_figures import choice_of_c, choice_of_c_summary
 
 # =========================================================================== (a) reachable set
@@ -326,87 +310,3 @@ def choice_of_c_by_epsilon(jobs: pd.DataFrame, reference_c: float, paper_c: floa
     ]
     summary = pd.concat(summaries, ignore_index=True)
     return curves, summary[["epsilon", *[c for c in summary.columns if c != "epsilon"]]]
-
-
-# =========================================================================== (e) GUPT variants for Fig. 5
-
-
-def gupt_variants_job(
-    data: tabular.TabularData,
-    k: int,
-    *,
-    seed: int,
-    runs: int,
-    epsilon: float,
-    variants: dict[str, dict],
-    algorithm: dict,
-    restarts: int = 10,
-    max_iter: int = 300,
-) -> pd.DataFrame:
-    """Fig. 5 at one ε: PrivGene (EM, m' = 10) and GUPT with each variant of ``variants``.
-
-    ``runs`` runs on the full scaled data. Run ``i`` uses the streams of the Fig. 5 jobs of run
-    ``i`` (partition, block fits, noise at ε), so the variant ``eps_fraction = 1``, unclamped,
-    reproduces the Fig. 5 GUPT value, PrivGene reproduces its Fig. 5 value, and the GUPT variants
-    share their block fits and Laplace draws.
-    Columns: dataset, task, k, run, method (``PrivGene`` or ``GUPT <variant>``), epsilon, variance.
-
-    Parameters
-    ----------
-    variants : dict of str to dict
-        Name → ``eps_fraction``, ``clamp_output``.
-    """
-    points, task = data.features, kmeans_task(k)
-    fitness = make_fitness("kmeans", points, None, k=k, kmeans_delta_factor=algorithm["kmeans_delta_factor"])
-    settings = algorithm_settings(algorithm, **KMEANS_SELECTION)
-
-    def variance(omega) -> float:
-        return models.intra_cluster_variance(points, np.asarray(omega).reshape(k, points.shape[1]))
-
-    rows = []
-    for run in range(runs):
-        streams = job_streams(seed, "kmeans", data.name, task, "PrivGene", run)(0)
-        rows.append((run, "PrivGene", variance(privgene(fitness, epsilon, settings, streams(epsilon)).omega)))
-        streams = job_streams(seed, "kmeans", data.name, task, "GUPT", run)(0)
-        generator = streams("partition")
-        blocks = gupt.gupt_partition(len(points), generator)
-        outputs = gupt.kmeans_block_outputs(points, blocks, k, generator, restarts, max_iter)
-        for name, variant in variants.items():
-            centres = gupt.gupt_aggregate(
-                outputs, gupt.CENTRE_RANGE, epsilon, streams(epsilon), variant["eps_fraction"]
-            )
-            if variant["clamp_output"]:  # post-processing: the same guarantee
-                centres = np.clip(centres, *gupt.CENTRE_RANGE)
-            rows.append((run, f"GUPT {name}", variance(centres)))
-    frame = pd.DataFrame(rows, columns=["run", "method", "variance"])
-    return frame.assign(dataset=data.name, task=task, k=k, epsilon=epsilon)[
-        ["dataset", "task", "k", "run", "method", "epsilon", "variance"]
-    ]
-
-
-def gupt_variants_summary(jobs: pd.DataFrame, variants: dict[str, dict]) -> pd.DataFrame:
-    """Per (dataset, task, GUPT variant): mean variances of GUPT and PrivGene over the same runs.
-
-    With ``ratio = GUPT / PrivGene`` and ``log10_ratio`` (as the Fig. 5 ``comparison_pairs`` table).
-    """
-    rows = []
-    for (dataset, task), panel in jobs.groupby(["dataset", "task"], sort=False):
-        privgene_mean = float(panel[panel.method == "PrivGene"].variance.mean())
-        for name, variant in variants.items():
-            gupt_runs = panel[panel.method == f"GUPT {name}"].variance
-            rows.append(
-                {
-                    "dataset": dataset,
-                    "task": task,
-                    "variant": name,
-                    "eps_fraction": variant["eps_fraction"],
-                    "clamp_output": bool(variant["clamp_output"]),
-                    "epsilon": float(panel.epsilon.iloc[0]),
-                    "runs": len(gupt_runs),
-                    "privgene_variance": privgene_mean,
-                    "gupt_variance": float(gupt_runs.mean()),
-                    "ratio": float(gupt_runs.mean()) / privgene_mean,
-                    "log10_ratio": float(np.log10(gupt_runs.mean() / privgene_mean)),
-                }
-            )
-    return pd.DataFrame(rows)

@@ -1,10 +1,10 @@
 from dpreplication.data import tabular
-from dpreplication.replications import privgene_ablations
+from dpreplication.replications import privgene_gupt_variants
 from dpreplication.workflow import start
 
 start(snakemake)
 settings = dict(snakemake.params.settings)
-frame = privgene_ablations.gupt_variants_job(
+frame = privgene_gupt_variants.gupt_variants_job(
     tabular.load(snakemake.input.data),
     int(snakemake.wildcards.k),
     seed=snakemake.params.seed,
