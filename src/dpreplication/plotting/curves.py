@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pandas as pd
 
 from dpreplication.plotting.core import new_figure
@@ -166,6 +168,10 @@ def error_against_iteration(data: pd.DataFrame, title: str = ""):
     return figure
 
 
+_VARIANT_STYLES = ("-", "-.", (0, (1, 3)))
+"""Line styles of the selection variants, reused in turn (with the colour cycle) beyond three."""
+
+
 def dampening_against_iteration(data: pd.DataFrame):
     """PrivGene extra: the dampening factors Δ1, Δ2 and the Δ used against the iteration (log y).
 
@@ -185,7 +191,7 @@ def dampening_against_iteration(data: pd.DataFrame):
         eem_runs = panel[panel.method == "EEM"]
         ax.plot(eem_runs.iteration, eem_runs.delta1_mean, color="0.4", ls="--", lw=1, label="Δ1 (EEM runs)")
         ax.plot(eem_runs.iteration, eem_runs.delta2_mean, color="0.4", ls=":", lw=1, label="Δ2 (EEM runs)")
-        for style, (method, rows) in zip(("-", "-.", (0, (1, 3))), panel.groupby("method", sort=False)):
+        for style, (method, rows) in zip(itertools.cycle(_VARIANT_STYLES), panel.groupby("method", sort=False)):
             ax.plot(rows.iteration, rows.delta_used_mean, ls=style, label=f"Δ used ({method})")
         ax.set_yscale("log")
         ax.set_title(f"{datasets[i]} — {tasks[j].upper()}")

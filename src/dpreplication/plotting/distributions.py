@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 
@@ -10,6 +12,7 @@ from dpreplication.plotting.core import new_figure
 _EXACT_MARKERS = {"EM = RNM-Gumbel": ("v", -0.31), "RNM-Laplace": ("^", 0.31)}
 """Exact pmfs other than the reference: (marker, x offset), each on its own side of the bar."""
 _SAMPLED_MARKERS = ("o", "s", "D", "P", "X", "h")
+"""Markers of the sampled series, reused in turn (with the colour cycle) beyond six."""
 
 
 def pmf_bars(data: pd.DataFrame, reference: str = "P&F = RNM-Exp"):
@@ -25,6 +28,11 @@ def pmf_bars(data: pd.DataFrame, reference: str = "P&F = RNM-Exp"):
     reference : str
         The exact series drawn as bars.
     """
+    unplaced = set(data[data.kind == "exact"].series) - {reference, *_EXACT_MARKERS}
+    if unplaced:
+        raise ValueError(
+            f"pmf_bars draws the exact series {reference!r} and {sorted(_EXACT_MARKERS)}, not {sorted(unplaced)}"
+        )
     epsilons = sorted(data.epsilon.unique())
     figure, axes = new_figure(1, len(epsilons), width=3.6 * len(epsilons), height=3.4)
     for ax, epsilon in zip(axes[0], epsilons):
@@ -35,7 +43,7 @@ def pmf_bars(data: pd.DataFrame, reference: str = "P&F = RNM-Exp"):
         ax.bar(base.item, base.probability, width=0.8, color="0.85", edgecolor="0.4", label=f"{reference} (exact)")
         algorithms = list(dict.fromkeys(sampled.series))
         offsets = np.linspace(-0.15, 0.15, len(algorithms)) if len(algorithms) > 1 else [0.0]
-        for offset, marker, algorithm in zip(offsets, _SAMPLED_MARKERS, algorithms):
+        for offset, marker, algorithm in zip(offsets, itertools.cycle(_SAMPLED_MARKERS), algorithms):
             rows = sampled[sampled.series == algorithm]
             ax.errorbar(
                 rows.item + offset,
