@@ -87,6 +87,18 @@ def test_calibrated_steps_are_the_most_within_the_stated_epsilon(dataset, shard)
     assert 3.0 <= steps * q <= 3.5, "the spec: about 3 epochs"
 
 
+def test_calibrated_steps_reach_the_step_limit_and_refuse_only_beyond_it():
+    """The search finds T* when max_steps/2 < T* ≤ max_steps (the doubling once overshot and
+    refused), and refuses exactly when max_steps + 1 steps still fit."""
+    q, target = 1 / 32, 0.0892
+    best = rdp.calibrate_steps(target, 1e-4, 10.0, q)
+    assert best > 8
+    for limit in (best, best + 1, 2 * best - 1):
+        assert rdp.calibrate_steps(target, 1e-4, 10.0, q, max_steps=limit) == best
+    with pytest.raises(ValueError, match=f"more than {best - 1} steps"):
+        rdp.calibrate_steps(target, 1e-4, 10.0, q, max_steps=best - 1)
+
+
 def test_rdp_conversion_refuses_an_optimum_on_the_largest_order():
     orders = np.arange(2, 6)
     with pytest.raises(ValueError, match="largest"):

@@ -172,7 +172,7 @@ def calibrate_steps(
     orders : array_like of int, each ≥ 2
         Integer RDP orders ``α`` (default :data:`DEFAULT_ORDERS`).
     max_steps : int, ≥ 2
-        Limit of the doubling search on ``T``.
+        The most steps searched: ``ValueError`` when ``max_steps + 1`` steps still fit.
 
     Returns
     -------
@@ -182,8 +182,7 @@ def calibrate_steps(
     Raises
     ------
     ValueError
-        If one step already exceeds ``target_epsilon``, or the doubling search passes ``max_steps``
-        (raised as soon as some ``T > max_steps/2`` fits, even if ``max_steps`` steps would not).
+        If one step already exceeds ``target_epsilon``, or more than ``max_steps`` steps fit.
     """
     per_step = sampled_gaussian_rdp(sample_rate, noise_multiplier, 1, orders)
 
@@ -194,9 +193,9 @@ def calibrate_steps(
         raise ValueError(f"even one step exceeds ε = {target_epsilon} (σ = {noise_multiplier}, q = {sample_rate})")
     low, high = 1, 2
     while epsilon(high) <= target_epsilon:
-        low, high = high, 2 * high
         if high > max_steps:
             raise ValueError(f"more than {max_steps} steps fit in ε = {target_epsilon}")
+        low, high = high, min(2 * high, max_steps + 1)
     while high - low > 1:
         middle = (low + high) // 2
         low, high = (middle, high) if epsilon(middle) <= target_epsilon else (low, middle)
