@@ -60,6 +60,18 @@ def test_repair_by_scaling_restores_feasibility():
     assert V.verify_privacy(M.symmetric_gamma(repaired), 11, 3, 0.1).violation <= 1e-12
 
 
+def test_a_gamma_the_repair_leaves_infeasible_is_not_returned(monkeypatch):
+    """optimise_gamma refuses a γ whose repair ends above the budget instead of releasing it."""
+    repair = LP.repair_by_scaling
+
+    def overshoot(x, A, b):  # a solution 1 % above the budget that the repair does not scale back
+        return repair(1.01 * np.asarray(x), A, b, max_rounds=0)
+
+    monkeypatch.setattr(LP, "repair_by_scaling", overshoot)
+    with pytest.raises(RuntimeError, match="still exceeds a privacy constraint"):
+        LP.optimise_gamma(11, 3, 0.1)
+
+
 def test_canonical_tie_break_keeps_the_objective():
     plain = LP.optimise_gamma_cached(11, 4, 0.1)
     canonical = LP.optimise_gamma(11, 4, 0.1, canonical=True)

@@ -312,8 +312,8 @@ def optimise_gamma(
 
     Jiang, Zhang & Joshi (2024), §5: the LP of the module docstring. Guarantee: the returned γ is
     repaired by scaling (module docstring) and is ``(mε, δ)``-DP over the full vertex constraint
-    set (exact by Lemma 5.1), provided the repair ends with
-    :attr:`GammaLPResult.max_violation_after_repair` ≤ 0 (it is not checked here).
+    set (exact by Lemma 5.1): the repair must end with
+    :attr:`GammaLPResult.max_violation_after_repair` ≤ 0, or no γ is returned.
 
     Parameters
     ----------
@@ -352,7 +352,8 @@ def optimise_gamma(
     ValueError
         If a parameter is out of its range.
     RuntimeError
-        If the solver returns no solution.
+        If the solver returns no solution, or its solution still violates a privacy constraint
+        after the repair.
 
     Examples
     --------
@@ -384,6 +385,12 @@ def optimise_gamma(
         )
     solve_seconds = time.perf_counter() - start
     x, violation_before, scale, violation_after = repair_by_scaling(x, A, b)
+    if violation_after > 0:
+        raise RuntimeError(
+            f"DaRRM LP K={K} m={m} eps={epsilon} Delta={Delta} delta={delta}: the repaired gamma still "
+            f"exceeds a privacy constraint by {violation_after:.3e} (by {violation_before:.3e} before); "
+            "it would not be (m eps, delta)-DP"
+        )
     result = GammaLPResult(
         gamma=symmetric_gamma(x),
         objective=float(c @ x),
