@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from dpreplication.plotting import new_figure, save_png
-from dpreplication.reporting import ReportItem, build_report, caption_html
+from dpreplication.reporting import ReportItem, build_report, caption_html, frame_html
 
 VOID = {"meta", "img", "br", "hr", "input", "link"}
 
@@ -84,6 +84,12 @@ def test_captions_escape_markup():
 @pytest.mark.skipif(
     shutil.which("chromium") is None, reason="headless Chromium is not installed (apt-get install chromium)"
 )
+def test_tables_show_integers_whole_beside_rounded_floats():
+    """An integer column keeps every digit in a row that also holds floats (no 1.23457e+06)."""
+    table = frame_html(pd.DataFrame({"n_vertex_multisets": [1234567], "objective": [0.123456789]}))
+    assert "<td>1234567</td>" in table and "<td>0.123457</td>" in table
+
+
 def test_report_renders_in_headless_chromium(report, tmp_path):
     page = tmp_path / "report.html"
     page.write_text(report)

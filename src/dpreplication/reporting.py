@@ -69,16 +69,16 @@ def _status(status: str) -> str:
 
 
 def frame_html(frame: pd.DataFrame, rows: int | None = None, status_column: str | None = None) -> str:
-    """Render ``frame`` as an HTML table (its first ``rows`` rows), numbers to 6 significant digits.
+    """Render ``frame`` as an HTML table (its first ``rows`` rows), floats to 6 significant digits.
 
     The cells of ``status_column`` are styled by their status.
     """
     shown = frame if rows is None else frame.head(rows)
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in shown.columns)
     body = []
-    for _, row in shown.iterrows():
+    for row in shown.itertuples(index=False, name=None):  # keeps each column's dtype (iterrows upcasts ints)
         cells = []
-        for column, value in row.items():
+        for column, value in zip(shown.columns, row):
             text = f"{value:.6g}" if isinstance(value, float) else str(value)
             cells.append(f"<td>{_status(text) if column == status_column else html.escape(text)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
