@@ -106,6 +106,9 @@ def test_schedule_ablation_default_reproduces_the_comparison_job():
     default = frame[frame.schedule == "default"].sort_values("fold")
     np.testing.assert_array_equal(default.error.to_numpy(), main.sort_values("fold").error.to_numpy())
     assert frame.noprivacy_error.notna().all()
+    summary = ab.schedule_ablation_summary(frame, baseline="big").set_index("schedule")
+    assert summary.loc["big", "minus_big"] == 0.0 and "minus_default" not in summary.columns
+    assert summary.loc["default", "minus_big"] == pytest.approx(summary.error["default"] - summary.error["big"])
 
 
 def test_gupt_spec_variant_reproduces_fig5_and_clamping_stays_in_the_box():

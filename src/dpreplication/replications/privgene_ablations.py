@@ -210,7 +210,8 @@ def schedule_ablation_job(
 def schedule_ablation_summary(jobs: pd.DataFrame, baseline: str = "default") -> pd.DataFrame:
     """Per (dataset, task, schedule): r, ℓ1 reach, mean error (95 % CI) and the paired difference to ``baseline``.
 
-    The paired difference to the ``baseline`` schedule (same folds and streams) comes with its CI;
+    The paired difference to the ``baseline`` schedule (same folds and streams), in columns
+    ``minus_<baseline>``, comes with its CI;
     beside them, NoPrivacy's mean error on the same folds and ``above_noprivacy``, the mean paired
     excess over it.
     """
@@ -235,9 +236,9 @@ def schedule_ablation_summary(jobs: pd.DataFrame, baseline: str = "default") -> 
                     "error": error["mean"],
                     "error_ci_low": error["ci_low"],
                     "error_ci_high": error["ci_high"],
-                    "minus_default": difference["mean"],
-                    "minus_default_ci_low": difference["ci_low"],
-                    "minus_default_ci_high": difference["ci_high"],
+                    f"minus_{baseline}": difference["mean"],
+                    f"minus_{baseline}_ci_low": difference["ci_low"],
+                    f"minus_{baseline}_ci_high": difference["ci_high"],
                     "noprivacy_error": float(runs.noprivacy_error.mean()),
                     "above_noprivacy": float((runs.error - runs.noprivacy_error).mean()),
                 }
