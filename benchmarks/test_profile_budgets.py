@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from datetime import datetime
 from pathlib import Path
 
 import pytest
+
+from dpreplication.cluster_resources import planned_jobs
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = Path(os.environ.get("DPREPLICATION_BENCHMARK_RUN", ROOT))
@@ -27,30 +27,6 @@ BUDGET_SECONDS = {"quick": 5 * 60, "default": 45 * 60}
 TIMESTAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ [\d:]+ \d{4})\]$")
 DONE = re.compile(r"^(\d+) of (\d+) steps \(100%\) done$")
 TOTAL = re.compile(r"^total\s+(\d+)$")
-
-
-def planned_jobs(profile: str) -> int:
-    """Jobs of the profile's whole DAG before the data checkpoints add theirs (dry run, ``--forceall``)."""
-    dry_run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "-n",
-            "--forceall",
-            "--quiet",
-            "rules",
-            "--cores",
-            "1",
-            "--config",
-            f"profile={profile}",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return int(next(match.group(1) for line in dry_run.stdout.splitlines() if (match := TOTAL.match(line.strip()))))
 
 
 def log_profile(lines: list[str]) -> str:
@@ -75,7 +51,7 @@ def complete_run_seconds(log: Path, planned: int) -> float | None:
 
 @pytest.mark.parametrize("profile", sorted(BUDGET_SECONDS))
 def test_whole_profile_within_budget(benchmark, profile):
-    planned = planned_jobs(profile)
+    planned = sum(planned_jobs(ROOT / "Snakefile", profile).values())
     logs = sorted((RUN / ".snakemake" / "log").glob("*.snakemake.log"), reverse=True)
     runs = [
         log

@@ -168,15 +168,22 @@ def _snakemake(snakefile: Path, profile: str, *arguments: str) -> str:
     ).stdout
 
 
+def planned_jobs(snakefile: Path, profile: str) -> dict[str, int]:
+    """Return each rule's job count in a dry run of ``profile``'s whole DAG (``--forceall``).
+
+    Jobs behind a checkpoint that has not run are not listed.
+    """
+    stats = _snakemake(snakefile, profile, "-n", "--forceall", "--quiet", "rules").split("Job stats:")[1]
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", stats, re.M) if m.group(1) != "total"}
+
+
 def planned_work(snakefile: Path, profile: str) -> pd.DataFrame:
     """Return each rule's planned ``jobs`` and ``units`` of work in ``profile``.
 
-    Jobs come from a dry run's job table, units are repetitions (the batch labels of a batched
-    rule's outputs, from ``--summary``) or jobs. Jobs behind a checkpoint that has not run are not
-    listed.
+    Jobs come from :func:`planned_jobs`, units are repetitions (the batch labels of a batched
+    rule's outputs, from ``--summary``) or jobs.
     """
-    stats = _snakemake(snakefile, profile, "-n", "--forceall", "--quiet", "rules").split("Job stats:")[1]
-    jobs = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", stats, re.M) if m.group(1) != "total"}
+    jobs = planned_jobs(snakefile, profile)
     summary = _snakemake(snakefile, profile, "--summary")
     repetitions: dict[str, int] = {}
     for line in summary.splitlines()[1:]:
