@@ -20,7 +20,7 @@ from dpreplication.scorecard import (
     summary_page,
     sync_readme,
 )
-from dpreplication.scorecard.claims import lookup
+from dpreplication.scorecard.claims import lookup, parse_parameters
 
 REPO = Path(__file__).resolve().parents[1]
 TABLES = {"t": pd.DataFrame({"vector": ["Q5", "Q5"], "epsilon": [1.0, 2.0], "value": [0.5, 0.25]})}
@@ -140,6 +140,73 @@ def test_lookup_requires_exactly_one_row():
         lookup(make(select={"vector": "Q5"}), TABLES)
     with pytest.raises(KeyError, match="no table"):
         lookup(make(table="missing"), TABLES)
+
+
+PARAMETER_TABLE = {
+    "t": pd.DataFrame(
+        {
+            "parameters": [
+                "K=11, m=1, eps=0.1, Delta=0",
+                "K=11, m=10, eps=0.1, Delta=0",
+                "K=101, m=1, eps=0.1, Delta=0",
+                "K=11, m=1, eps=0.1, Delta=1e-5",
+                "K=11, m=1, eps=0.1, Delta=0, l=6",
+                "K=11, m=1..5, eps in {0.1, 1, 2}",
+            ],
+            "value": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+        }
+    )
+}
+
+
+@pytest.mark.parametrize(
+    "wanted, value",
+    [
+        ({"K": 11, "m": 1, "eps": 0.1, "Delta": 0}, 1.0),
+        ({"Delta": 0.0, "eps": 0.1, "m": 1, "K": 11}, 1.0),  # order and 0 vs 0.0 do not matter
+        ({"K": 11, "m": 10, "eps": 0.1, "Delta": 0}, 2.0),  # m=1 is not a prefix match of m=10
+        ({"K": 101, "m": 1, "eps": 0.1, "Delta": 0}, 3.0),
+        ({"K": 11, "m": 1, "eps": 0.1, "Delta": "1e-05"}, 4.0),  # YAML 1.1 reads 1e-05 as a string
+        ({"K": 11, "m": 1, "eps": 0.1, "Delta": 0, "l": 6}, 5.0),  # a key more is another row
+        ("K=11, m=1..5, eps in {0.1, 1, 2}", 6.0),  # free text is matched as text
+    ],
+)
+def test_claims_select_parameters_by_typed_values(wanted, value):
+    assert lookup(make(select={"parameters": wanted}), PARAMETER_TABLE) == value
+
+
+@pytest.mark.parametrize(
+    "wanted",
+    [{"K": 11, "m": 2, "eps": 0.1, "Delta": 0}, {"K": 11, "m": 1, "eps": 0.01, "Delta": 0}, {"K": 11, "m": 1}],
+)
+def test_a_typed_selection_that_names_no_row_is_an_error(wanted):
+    with pytest.raises(ValueError, match="selects 0 rows"):
+        lookup(make(select={"parameters": wanted}), PARAMETER_TABLE)
+
+
+@pytest.mark.parametrize(
+    "text, parsed",
+    [
+        ("K=11, m=3, eps=0.1, Delta=0", {"K": 11, "m": 3, "eps": 0.1, "Delta": 0}),
+        ("K=11, m=3, Delta=1e-5, delta=1-(1-Delta)^3", {"K": 11, "m": 3, "Delta": 1e-5, "delta": "1-(1-Delta)^3"}),
+        ("K=11, m=1..5, eps in {0.1, 1, 2}", None),
+        ("K=11, K=12", None),
+        ("Adult n=39074 eps=1.0", None),
+        ("n=39074 eps=1", None),
+        ("", None),
+    ],
+)
+def test_parse_parameters(text, parsed):
+    assert parse_parameters(text) == parsed
+
+
+def test_every_typed_selection_of_the_registries_reads_a_parsed_cell():
+    """A registry selects ``parameters`` by typed values wherever the cell has the K=…, m=… form."""
+    for path in sorted((REPO / "workflow" / "claims").glob("*.yaml")):
+        for claim in load_registry(path):
+            wanted = claim.select.get("parameters")
+            if isinstance(wanted, str):
+                assert parse_parameters(wanted) is None, f"{claim.id}: select its parameters by typed values"
 
 
 def test_committed_scorecard_statuses_mean_what_they_say():

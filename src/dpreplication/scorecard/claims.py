@@ -175,7 +175,53 @@ def load_registry(path: str | Path) -> list[Claim]:
     return claims
 
 
+def _scalar(text):
+    """``text`` as an int or float where it reads as one, else unchanged."""
+    if not isinstance(text, str):
+        return text
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_parameters(text) -> dict | None:
+    """Read a ``parameters`` cell such as ``"K=11, m=3, eps=0.1, Delta=0"`` into typed values.
+
+    The cell is a comma-separated list of ``name=value`` pairs, each value without spaces; a
+    value that reads as a number is one (``Delta=0`` and ``Delta=0.0`` are the same). Any other
+    cell (free text such as ``"m=1..5, eps in {0.1, 1, 2}"`` or ``"n=39074 eps=1"``) gives None.
+    """
+    if not isinstance(text, str) or not text:
+        return None
+    values = {}
+    for pair in text.split(", "):
+        name, equals, value = pair.partition("=")
+        if not equals or not name.isidentifier() or name in values or not value or any(c.isspace() for c in value):
+            return None
+        values[name] = _scalar(value)
+    return values
+
+
+def _same_value(a, b) -> bool:
+    a, b = _scalar(a), _scalar(b)
+    numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b))
+    if numbers:
+        return abs(a - b) <= 1e-12 * max(1.0, abs(b))
+    return str(a) == str(b)
+
+
+def _same_parameters(cell, wanted: dict) -> bool:
+    values = parse_parameters(cell)
+    return values is not None and set(values) == set(wanted) and all(_same_value(values[k], wanted[k]) for k in wanted)
+
+
 def _matches(column: pd.Series, wanted) -> pd.Series:
+    """Rows whose cell equals ``wanted``: numbers within 1e-12, a mapping by :func:`parse_parameters`."""
+    if isinstance(wanted, dict):
+        return column.map(lambda cell: _same_parameters(cell, wanted)).astype(bool)
     if isinstance(wanted, (int, float)) and not isinstance(wanted, bool) and pd.api.types.is_numeric_dtype(column):
         return (column - wanted).abs() <= 1e-12 * max(1.0, abs(wanted))
     return column.astype(str) == str(wanted)
