@@ -9,6 +9,7 @@ import pytest
 
 from dpreplication.cluster_resources import load_workflow
 from dpreplication.scorecard import evaluate_claims, load_registry
+from dpreplication.scorecard.claims import selected_row
 
 REPO = Path(__file__).resolve().parents[1]
 CLAIMS = REPO / "workflow" / "claims"
@@ -64,3 +65,31 @@ def test_a_claim_on_an_unpublished_table_is_caught():
     """Negative control: the published-table map is not vacuous, and an unknown table is not in it."""
     assert {"tv_convergence", "ratio_table", "f2_gamma_shapes", "fig2_choice_of_c"} <= set().union(*PUBLISHED.values())
     assert "no_such_table" not in PUBLISHED["darrm"]
+
+
+UNJUDGED_ROWS = {
+    "darrm": {"gamma_opt(l)": 1},  # K=101, m=10, l=57: the spec states no value
+    "privgene": {
+        "EEM max privacy loss / eps": 4,  # the audits the spec does not name
+        "EEM max privacy loss / eps (negative control: Delta/4)": 7,
+        "P(first selection is a random initial vector)": 8,
+        "r (EEM, m'=1) of our copy at eps=1": 4,
+        "Example 1 tight Delta*": 1,
+    },
+}
+"""Rows of a verified table that no claim judges, per quantity: our own measurements."""
+
+
+@pytest.mark.parametrize("paper", sorted(UNJUDGED_ROWS))
+def test_every_spec_number_of_the_verified_tables_is_a_claim(paper):
+    """The verified tables hold recomputed values only: each spec number is a claim of the registry
+    (its value, comparison and tolerance live there), every row is judged by at most one claim, and
+    the unjudged rows are exactly our own measurements."""
+    table = pd.read_csv(REPO / "figures" / paper / "verified_numbers.csv")
+    assert not {"spec_value", "comparison", "tolerance"} & set(table.columns)
+    judged = pd.Series(0, index=table.index)
+    for claim in load_registry(CLAIMS / f"{paper}.yaml"):
+        if claim.table == "verified_numbers":
+            judged[selected_row(claim, {"verified_numbers": table}).name] += 1
+    assert judged.max() == 1, f"rows judged twice: {table[judged > 1].parameters.tolist()}"
+    assert table[judged == 0].quantity.value_counts().to_dict() == UNJUDGED_ROWS[paper]

@@ -581,7 +581,7 @@ def ensemble_errors_site(patch):
 
 def darrm_monte_carlo_table_site(patch):
     def run(setting="S", actual="T_U", seed=1):
-        return darrm_verified.monte_carlo_table(setting, 11, [1, 3], 0.1, ["Sub"], 50, seed, {}, 0.0, actual=actual)
+        return darrm_verified.monte_carlo_table(setting, 11, [1, 3], 0.1, ["Sub"], 50, seed, actual=actual)
 
     return Site(
         run,

@@ -136,6 +136,54 @@ def _deviation(entry, claim_id: str) -> Deviation | None:
     return Deviation(reason=str(entry["reason"]), evidence=tuple(entry["evidence"]))
 
 
+def _case_label(value) -> str:
+    return "".join(ch if ch.isalnum() or ch == "." else "_" for ch in str(value)).strip("_")
+
+
+def expand_cases(entry: dict) -> list[dict]:
+    """One registry entry per claim: a spec table (an entry with ``cases``) gives one per case.
+
+    Each case adds its ``select`` values (e.g. ``parameters: {K: 11, m: 3, l: 6}``) to the entry's
+    and states its own ``expected``; everything else is the entry's. A case's id is the entry's
+    id followed by the values that vary between cases (``gamma_opt_k11_m3_l6``) unless it names
+    one, and its statement ends with them.
+    """
+    if "cases" not in entry:
+        return [entry]
+    shared = {key: value for key, value in entry.items() if key != "cases"}
+    cases = entry["cases"]
+    for case in cases:
+        if "expected" not in case:
+            raise ValueError(f"claim {entry['id']}: every case needs its own expected value")
+
+    def settings(case):
+        selected = {key: value for key, value in case.items() if key not in ("id", "expected")}
+        flat = {}
+        for key, value in selected.items():
+            flat.update(value if isinstance(value, dict) else {key: value})
+        return selected, flat
+
+    flats = [settings(case)[1] for case in cases]
+    varying = [key for key in flats[0] if len({str(flat.get(key)) for flat in flats}) > 1]
+    claims = []
+    for case, flat in zip(cases, flats):
+        selected, _ = settings(case)
+        label = ", ".join(f"{key}={flat[key]}" for key in varying)
+        suffix = "_".join(f"{key}{_case_label(flat[key])}" for key in varying)
+        source = dict(shared["from"])
+        source["select"] = {**source.get("select", {}), **selected}
+        claims.append(
+            {
+                **shared,
+                "id": case.get("id", f"{shared['id']}_{suffix}" if suffix else shared["id"]),
+                "claim": f"{shared['claim']} ({label})" if label else shared["claim"],
+                "expected": case["expected"],
+                "from": source,
+            }
+        )
+    return claims
+
+
 def load_registry(path: str | Path) -> list[Claim]:
     """Read the claims of ``workflow/claims/<paper>.yaml``, checking the registry.
 
@@ -145,7 +193,7 @@ def load_registry(path: str | Path) -> list[Claim]:
     document = yaml.safe_load(Path(path).read_text())
     paper = document["paper"]
     claims = []
-    for entry in document["claims"]:
+    for entry in [claim for item in document["claims"] for claim in expand_cases(item)]:
         entry = dict(entry)
         source = entry.pop("from")
         # YAML 1.1 reads "1e-09" (no dot) as a string; the registry means a number.
@@ -227,7 +275,7 @@ def _matches(column: pd.Series, wanted) -> pd.Series:
     return column.astype(str) == str(wanted)
 
 
-def _row(claim: Claim, tables: dict[str, pd.DataFrame]) -> pd.Series:
+def selected_row(claim: Claim, tables: dict[str, pd.DataFrame]) -> pd.Series:
     """Return the single row of ``claim.table`` matching ``claim.select``.
 
     A missing table or column raises ``KeyError``; any other number of matching rows ``ValueError``.
@@ -253,7 +301,7 @@ def lookup(claim: Claim, tables: dict[str, pd.DataFrame]) -> float:
 
     A value that is not a number gives NaN.
     """
-    value = _row(claim, tables)[claim.column]
+    value = selected_row(claim, tables)[claim.column]
     try:
         return float(value)
     except (TypeError, ValueError):
@@ -262,7 +310,7 @@ def lookup(claim: Claim, tables: dict[str, pd.DataFrame]) -> float:
 
 def not_computed(claim: Claim, tables: dict[str, pd.DataFrame]) -> str:
     """Return the row's ``data_status`` text (why its values could not be computed), else ``""``."""
-    status = _row(claim, tables).get(DATA_STATUS_COLUMN, "")
+    status = selected_row(claim, tables).get(DATA_STATUS_COLUMN, "")
     return status if isinstance(status, str) else ""
 
 
