@@ -10,7 +10,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: replicate readme quick test test-fast mutants references report bench cluster-resources lock clean-results
+.PHONY: replicate readme figure-map quick test test-fast mutants references report bench cluster-resources lock clean-results
 
 replicate: $(VENV)/installed
 	$(SNAKEMAKE)
@@ -19,6 +19,10 @@ replicate: $(VENV)/installed
 # Rewrite the README's status table from the published scorecard.
 readme: $(VENV)/installed
 	$(PYTHON) -m dpreplication.scorecard README.md figures/scorecard.csv
+
+# Rewrite docs/figures.md: every published output -> its rule, upstream rules and mechanisms.
+figure-map: $(VENV)/installed
+	$(PYTHON) -m dpreplication.figure_map docs/figures.md
 
 quick: $(VENV)/installed
 	$(SNAKEMAKE) --config profile=quick

@@ -1,0 +1,108 @@
+"""The figure map (``docs/figures.md``): current, complete, and built from a call graph that follows
+what the code does (calls, functions passed as values, lazy exports, dispatch tables)."""
+
+from pathlib import Path
+
+import pytest
+
+from dpreplication import figure_map as fm
+from dpreplication.cluster_resources import load_workflow
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEFILE = REPO / "Snakefile"
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return fm.figure_map(SNAKEFILE)
+
+
+def test_committed_map_is_current(rows):
+    assert (REPO / "docs" / "figures.md").read_text() == fm.render(rows), (
+        "docs/figures.md is stale: python -m dpreplication.figure_map docs/figures.md"
+    )
+
+
+def test_every_published_output_is_on_the_map(rows):
+    mapped = {(row.paper, name) for row in rows for name in row.outputs}
+    published = {
+        (path.parent.name, path.stem)
+        for path in (REPO / "figures").glob("*/*.csv")
+        if path.stem != "scorecard" and path.parent.name in fm.PAPERS
+    }
+    assert published <= mapped, sorted(published - mapped)
+    assert {(p.parent.name, p.stem) for p in (REPO / "figures").glob("*/*.png")} <= mapped
+
+
+@pytest.mark.parametrize(
+    "output, mechanisms",
+    [
+        (
+            "density",
+            {
+                "dpreplication.mechanisms.truncated_laplace.calibrate_truncated_laplace",
+                "dpreplication.mechanisms.additive.laplace_pdf",
+            },
+        ),
+        (
+            "f2_gamma_shapes",
+            {
+                "dpreplication.optimisation.gamma_lp.optimise_gamma_cached",
+                "dpreplication.mechanisms.majority.gamma_subsampling",
+            },
+        ),
+        (
+            "fig3_lr",
+            {
+                "dpreplication.learning.genetic.privgene",
+                "dpreplication.learning.objective_perturbation.fit_private_erm",
+                "dpreplication.learning.functional_mechanism.fit_functional_mechanism",
+                "dpreplication.learning.output_perturbation.privatise_svm_weights",
+                "dpreplication.learning.sample_and_aggregate.gupt_aggregate",
+            },
+        ),
+        (
+            "prediction_accuracy",
+            {"dpreplication.learning.teachers.train_private", "dpreplication.mechanisms.gnmax.gnmax_aggregate"},
+        ),
+        ("exact_pmfs", {"dpreplication.mechanisms.selection.permute_and_flip_pmf"}),
+    ],
+)
+def test_a_figure_names_the_mechanisms_that_make_it(rows, output, mechanisms):
+    """Through upstream jobs (Fig. 3's comparison jobs, DaRRM's teachers behind a checkpoint) and
+    dispatch tables (EXACT_PMFS) down to the functions that add the noise or fit the model."""
+    (row,) = [row for row in rows if output in row.outputs]
+    assert mechanisms <= set(row.mechanisms), sorted(mechanisms - set(row.mechanisms))
+
+
+def test_every_rule_is_in_the_rule_graph():
+    """A rule hidden from Snakemake's rule graph (behind a checkpoint) must be named in
+    BEHIND_CHECKPOINTS, or the map would miss what it computes."""
+    parents = fm.rule_graph(SNAKEFILE)
+    nodes = set(parents) | set().union(*parents.values())
+    assert {rule.name for rule in load_workflow(SNAKEFILE).rules} - nodes == set()
+
+
+def test_call_graph_follows_values_exports_and_tables(tmp_path):
+    """Negative controls on a small package: each kind of edge is needed to reach the mechanism."""
+    package = tmp_path / "pkg"
+    (package / "mechanisms").mkdir(parents=True)
+    (package / "replications").mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "replications" / "__init__.py").write_text("")
+    (package / "mechanisms" / "__init__.py").write_text('_EXPORTS = {"noisy": "additive"}\n')
+    (package / "mechanisms" / "additive.py").write_text(
+        "def noisy():\n    return helper()\n\n\ndef helper():\n    return 0\n\n\ndef other():\n    return 1\n\n\n"
+        "TABLE = {'other': other}\n"
+    )
+    (package / "replications" / "job.py").write_text(
+        "from pkg.mechanisms import noisy\n"
+        "from pkg.mechanisms import additive as add\n\n\n"
+        "def run(repeat):\n    return repeat(noisy)\n\n\n"
+        "def table():\n    return add.TABLE\n\n\n"
+        "def unused():\n    return add.helper\n"
+    )
+    graph = fm.call_graph(package)
+    assert graph["pkg.replications.job.run"] == {"pkg.mechanisms.additive.noisy"}  # a value, through _EXPORTS
+    reached = fm.mechanisms_reached({"pkg.replications.job.run", "pkg.replications.job.table"}, graph, package)
+    assert reached == {"pkg.mechanisms.additive.noisy", "pkg.mechanisms.additive.other"}  # not helper
