@@ -20,7 +20,7 @@ from dpreplication.scorecard import (
     summary_page,
     sync_readme,
 )
-from dpreplication.scorecard.claims import lookup, parse_parameters
+from dpreplication.scorecard.claims import expand_cases, lookup, parse_parameters
 
 REPO = Path(__file__).resolve().parents[1]
 TABLES = {"t": pd.DataFrame({"vector": ["Q5", "Q5"], "epsilon": [1.0, 2.0], "value": [0.5, 0.25]})}
@@ -270,3 +270,28 @@ def test_readme_status_table_is_the_committed_scorecard_summary(tmp_path):
     readme.write_text((REPO / "README.md").read_text())
     changed = sync_readme(readme, read_scorecard(REPO / "figures" / "scorecard.csv"))
     assert not changed, "README's status table is stale: run `make readme`"
+
+
+def test_a_spec_table_entry_gives_one_claim_per_case():
+    entry = {
+        "id": "gamma",
+        "claim": "γ(l), K=11",
+        "from": {"table": "t", "select": {"quantity": "gamma"}, "column": "value"},
+        "cases": [
+            {"parameters": {"K": 11, "m": 1, "l": 6}, "expected": 0.1},
+            {"parameters": {"K": 11, "m": 3, "l": 7}, "expected": 0.5},
+        ],
+    }
+    first, second = expand_cases(entry)
+    assert (first["id"], first["claim"], first["expected"]) == ("gamma_m1_l6", "γ(l), K=11 (m=1, l=6)", 0.1)
+    assert second["from"]["select"] == {"quantity": "gamma", "parameters": {"K": 11, "m": 3, "l": 7}}
+    assert entry["from"]["select"] == {"quantity": "gamma"}  # the shared selection is not modified
+    text_cases = [
+        {"id": "adult", "parameters": "Adult eps=1", "expected": 49},
+        {"parameters": "BR eps=1", "expected": 38},
+    ]
+    adult, br = expand_cases({**entry, "cases": text_cases})
+    assert (adult["id"], adult["claim"]) == ("adult", "γ(l), K=11 (Adult eps=1)")
+    assert br["id"] == "gamma_BR_eps_1"
+    with pytest.raises(ValueError, match="every case needs its own expected value"):
+        expand_cases({**entry, "cases": [{"parameters": {"K": 11}}]})

@@ -146,37 +146,37 @@ def expand_cases(entry: dict) -> list[dict]:
     Each case adds its ``select`` values (e.g. ``parameters: {K: 11, m: 3, l: 6}``) to the entry's
     and states its own ``expected``; everything else is the entry's. A case's id is the entry's
     id followed by the values that vary between cases (``gamma_opt_k11_m3_l6``) unless it names
-    one, and its statement ends with them.
+    one, and its statement ends with them (``m=3, l=6``; a text selection as it is).
     """
     if "cases" not in entry:
         return [entry]
     shared = {key: value for key, value in entry.items() if key != "cases"}
-    cases = entry["cases"]
-    for case in cases:
+    selections, labels = [], []
+    for case in entry["cases"]:
         if "expected" not in case:
             raise ValueError(f"claim {entry['id']}: every case needs its own expected value")
-
-    def settings(case):
         selected = {key: value for key, value in case.items() if key not in ("id", "expected")}
-        flat = {}
-        for key, value in selected.items():
-            flat.update(value if isinstance(value, dict) else {key: value})
-        return selected, flat
-
-    flats = [settings(case)[1] for case in cases]
-    varying = [key for key in flats[0] if len({str(flat.get(key)) for flat in flats}) > 1]
+        selections.append(selected)
+        labels.append(
+            {
+                f"{key}.{name}": (f"{name}={value}", f"{name}{_case_label(value)}")
+                for key, values in selected.items()
+                for name, value in (values.items() if isinstance(values, dict) else [("", values)])
+            }
+        )
+    keys = list(dict.fromkeys(key for label in labels for key in label))
+    varying = [key for key in keys if len({str(label.get(key)) for label in labels}) > 1]
     claims = []
-    for case, flat in zip(cases, flats):
-        selected, _ = settings(case)
-        label = ", ".join(f"{key}={flat[key]}" for key in varying)
-        suffix = "_".join(f"{key}{_case_label(flat[key])}" for key in varying)
-        source = dict(shared["from"])
-        source["select"] = {**source.get("select", {}), **selected}
+    for case, selected, label in zip(entry["cases"], selections, labels):
+        shown = [label[key] for key in varying if key in label]
+        text = ", ".join(words.removeprefix("=") for words, _ in shown)
+        suffix = "_".join(slug for _, slug in shown)
+        source = {**shared["from"], "select": {**shared["from"].get("select", {}), **selected}}
         claims.append(
             {
                 **shared,
                 "id": case.get("id", f"{shared['id']}_{suffix}" if suffix else shared["id"]),
-                "claim": f"{shared['claim']} ({label})" if label else shared["claim"],
+                "claim": f"{shared['claim']} ({text})" if text else shared["claim"],
                 "expected": case["expected"],
                 "from": source,
             }
