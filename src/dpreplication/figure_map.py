@@ -136,7 +136,8 @@ def render(rows: list[MapRow]) -> str:
         "files it reads (directly or further up), and the functions of the concept packages",
         f"({', '.join(f'`{c}`' for c in CONCEPTS)}) that their scripts reach through the",
         "replication code: where the replication hands over to a mechanism, a learner, an optimiser,",
-        "an accountant or a statistical test. Rerun one output with `snakemake --forcerun <rule>`.",
+        "an accountant or a statistical test (a dispatch on a setting lists every branch).",
+        "Rerun one output with `.venv/bin/snakemake <rule> --forcerun <rule>`.",
     ]
     for paper, title in PAPERS.items():
         lines += [
