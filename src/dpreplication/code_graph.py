@@ -154,14 +154,17 @@ def call_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
     return graph
 
 
-def functions_and_classes(package: Path = PACKAGE) -> set[str]:
+@cache
+def functions_and_classes(package: Path = PACKAGE) -> frozenset[str]:
     """Dotted names of the module-level functions and classes of ``package`` (not its values)."""
-    return {
-        f"{module_name(path, package)}.{node.name}"
-        for path in sorted(package.rglob("*.py"))
-        for node in ast.parse(path.read_text()).body
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-    }
+    return frozenset(
+        {
+            f"{module_name(path, package)}.{node.name}"
+            for path in sorted(package.rglob("*.py"))
+            for node in ast.parse(path.read_text()).body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        }
+    )
 
 
 def script_references(script: Path, package: Path = PACKAGE) -> set[str]:
