@@ -40,6 +40,8 @@ from dpreplication.mechanisms.majority import (
     validate_ensemble_size,
 )
 
+UNIT_ROUNDOFF = float(np.finfo(float).eps) / 2
+"""``u = 2⁻⁵³``: a float64 operation's relative rounding error is at most ``u``."""
 VERTEX_LABELS = ("(0,0)", "(1,1)", "v5", "v6", "(D,0)", "(0,D)", "(1,1-D)", "(1-D,1)")
 
 
@@ -225,7 +227,9 @@ def effective_budget(
 
     Per multiset the violation is ``(±A_t + 1 − 2δ) − e^{mε}(±A'_t + 1)`` with ``|A'_t| ≤ 1``,
     hence non-increasing in m; bisection on ``[0, m_max]`` to ``resolution``, counting a
-    violation ≤ ``tolerance`` as private.
+    violation ≤ ``tolerance`` plus its rounding bound ``(1 + e^{mε})(K + 2)u`` (``u`` the unit
+    roundoff) as private. Without that bound the answer depended on the BLAS kernel: at K = 11,
+    ε = 1 and m = K the rounding is about 1e-11, and γ = 1 came out ``inf`` instead of 6.
 
     Parameters
     ----------
@@ -243,7 +247,7 @@ def effective_budget(
         Upper end of the search; ``None``: ``K`` (every DaRRM_γ is a post-processing of all K
         mechanisms).
     tolerance : float, ≥ 0
-        Largest violation (``f`` units) counted as private.
+        Largest violation (``f`` units) counted as private, beyond the rounding bound.
     resolution : float, > 0
         Width of the final bisection bracket.
 
@@ -258,7 +262,7 @@ def effective_budget(
     def private(m):
         e = np.exp(m * epsilon)
         worst = max(float((on_d - e * on_d_prime).max()), float((e * on_d_prime - on_d).max()))
-        return worst - privacy_budget(m, epsilon, delta) <= tolerance
+        return worst - privacy_budget(m, epsilon, delta) <= tolerance + (1.0 + e) * (K + 2) * UNIT_ROUNDOFF
 
     lo, hi = 0.0, float(K if m_max is None else m_max)
     if private(lo):
