@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from dpreplication.workflow_config import JOB_ENVIRONMENT
+from dpreplication.workflow_config import apply_job_environment
 
-for variable, value in JOB_ENVIRONMENT.items():
-    os.environ.setdefault(variable, value)
+apply_job_environment(os.environ)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -28,13 +27,15 @@ def dp_sgd():
 
 SLOWEST_FIRST = (
     "tests/test_drift.py::",
+    "tests/test_instruction_sets.py::",
     "tests/test_mutants.py::",
     "tests/test_cluster.py::",
     "tests/test_faults.py::",
 )
-"""The modules of the longest tests (the quick-profile run, about 7 minutes; the mutants, SLURM and
-fault runs, 2-3 minutes each) come first. `make test` gives each module to one pytest-xdist worker
-(``--dist loadfile``) in this order, so the long ones overlap and the short ones fill the gaps."""
+"""The modules of the longest tests (the quick-profile run, about 7 minutes; its trained jobs under
+another instruction set, the mutants, SLURM and fault runs, 2-4 minutes each) come first. `make test`
+gives each module to one pytest-xdist worker (``--dist loadfile``) in this order, so the long ones
+overlap and the short ones fill the gaps."""
 
 
 def pytest_collection_modifyitems(items):

@@ -5,14 +5,17 @@ import sys
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
+from snakemake.logging import logger
 from snakemake.utils import min_version
 
 import dpreplication
 from dpreplication.workflow_config import (
-    JOB_ENVIRONMENT,
     SCHEMA,
+    apply_job_environment,
     check_package_location,
+    cpu_flags,
     cross_field_problems,
+    instruction_set_problem,
     library_versions,
     merge_config,
     profile_config,
@@ -51,9 +54,13 @@ for _problem in [check_package_location(dpreplication.__file__, workflow.basedir
     if _problem:
         raise WorkflowError(_problem)
 
-# Single-threaded BLAS and one instruction set in every job: bit-stable on any x86-64 machine.
-for _variable, _value in JOB_ENVIRONMENT.items():
-    os.environ.setdefault(_variable, _value)
+# Single-threaded BLAS and one instruction set in every job: set, not defaulted, so that a variable
+# left in the user's shell cannot change a published number; another set is `--config instruction_set=`.
+if _problem := instruction_set_problem(config["instruction_set"], cpu_flags()):
+    raise WorkflowError(_problem)
+for _variable, _value in apply_job_environment(os.environ, config["instruction_set"]).items():
+    logger.warning(f"{_variable}={_value} in the environment is replaced by instruction set "
+                   f"{config['instruction_set']}'s pin; choose another with --config instruction_set=...")
 
 PROFILE = config["profile"]
 SEED = config["seed"]
