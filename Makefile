@@ -10,7 +10,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: replicate readme figure-map quick test test-fast mutants references report bench cluster-resources lock clean-results
+.PHONY: replicate readme figure-map quick test test-fast mutants references instruction-sets report bench cluster-resources lock clean-results
 
 replicate: $(VENV)/installed
 	$(SNAKEMAKE)
@@ -45,6 +45,17 @@ mutants: $(VENV)/installed
 # Accept the current quick-profile outputs as the new drift references (review the diff!).
 references: quick
 	$(PYTHON) -m dpreplication.drift update results/quick/figures tests/references/quick
+
+# Measure how far the quick profile moves under other instruction sets than the pinned x86-64-v3
+# (tests/references/quick/instruction_sets.csv): the trained tables' drift tolerances are read from it.
+# Rerun after `make references` when the teachers changed. x86-64-v4 needs a CPU with AVX-512.
+OTHER_INSTRUCTION_SETS ?= x86-64-v2 x86-64-v4 native
+instruction-sets: $(VENV)/installed
+	for isa in $(OTHER_INSTRUCTION_SETS); do \
+	  $(SNAKEMAKE) --forceall --config profile=quick instruction_set=$$isa variant=isa-$$isa || exit 1; done
+	$(PYTHON) -m dpreplication.drift measure tests/references/quick \
+	  $(foreach isa,$(OTHER_INSTRUCTION_SETS),$(isa)=results/isa-$(isa)/figures)
+	$(PYTHON) -m dpreplication.drift page tests/references/quick docs/reproducibility.md
 
 # The HTML report of the published outputs as they are: only the report's own rule may run.
 report: $(VENV)/installed

@@ -51,11 +51,93 @@ def test_per_table_tolerance_is_honoured(tmp_path):
     assert drift.check(produced, reference) == []
 
 
+def write_trained(reference, spread_rows, key=None):
+    """Declare paper/fig trained (keyed by ``key``) and write its measured spread."""
+    settings = f"{{key: {key}}}" if key else "{}"
+    (reference / "tolerances.yaml").write_text(f"trained:\n  safety_factor: 2\n  tables:\n    paper/fig: {settings}\n")
+    pd.DataFrame(spread_rows, columns=drift.SPREAD_COLUMNS).to_csv(reference / drift.SPREAD, index=False)
+
+
+def test_a_trained_column_may_move_twice_its_measured_spread_and_no_further(tmp_path):
+    produced, reference = write_pair(tmp_path, pd.DataFrame({"accuracy": [0.50, 0.60], "n": [10, 10]}))
+    write_trained(reference, [["paper/fig", "accuracy", "", "x86-64-v2", 2, 1, 0.01]])
+    pd.DataFrame({"accuracy": [0.519, 0.60], "n": [10, 10]}).to_csv(produced / "paper" / "fig.csv", index=False)
+    assert drift.check(produced, reference) == []
+    pd.DataFrame({"accuracy": [0.521, 0.60], "n": [10, 10]}).to_csv(produced / "paper" / "fig.csv", index=False)
+    problems = drift.check(produced, reference)
+    assert len(problems) == 1 and problems[0].startswith("[trained] paper/fig: column 'accuracy'")
+    assert "atol=0.02 (measured across instruction sets)" in problems[0]
+
+
+def test_a_trained_column_that_never_moved_stays_exact_and_labels_never_move(tmp_path):
+    frame = pd.DataFrame({"accuracy": [0.5], "n": [10], "config": ["stated"]})
+    produced, reference = write_pair(tmp_path, frame)
+    write_trained(reference, [["paper/fig", "accuracy", "", "native", 1, 1, 0.1]])
+    pd.DataFrame({"accuracy": [0.5], "n": [11], "config": ["adam_e1"]}).to_csv(
+        produced / "paper" / "fig.csv", index=False
+    )
+    problems = drift.check(produced, reference)
+    assert [p.split(":")[1] for p in problems] == [
+        " column 'n' drifted in 1 rows beyond rtol=1e-09, atol=1e-12 (row 0",
+        " column 'config' changed (row 0",
+    ]
+    assert all(p.startswith("[trained] ") for p in problems)
+
+
+def test_a_keyed_trained_table_is_tolerated_row_by_row(tmp_path):
+    frame = pd.DataFrame({"id": ["a", "b"], "reproduced": [1.0, 1.0], "status": ["pass", "pass"]})
+    produced, reference = write_pair(tmp_path, frame)
+    write_trained(reference, [["paper/fig", "reproduced", "a", "x86-64-v2", 1, 1, 0.05]], key="[id]")
+    moved = pd.DataFrame({"id": ["a", "b"], "reproduced": [1.09, 1.0], "status": ["pass", "pass"]})
+    moved.to_csv(produced / "paper" / "fig.csv", index=False)
+    assert drift.check(produced, reference) == []
+    moved.assign(reproduced=[1.0, 1.01]).to_csv(produced / "paper" / "fig.csv", index=False)
+    assert "row 1 b" in " ".join(drift.check(produced, reference))
+    moved.assign(status=["pass", "fail"]).to_csv(produced / "paper" / "fig.csv", index=False)
+    assert "column 'status' changed" in " ".join(drift.check(produced, reference))
+
+
+def test_an_exact_table_ignores_a_spread_measured_for_it(tmp_path):
+    produced, reference = write_pair(tmp_path, pd.DataFrame({"x": [1.0]}))
+    write_trained(
+        reference, [["paper/other", "x", "", "native", 1, 1, 1.0], ["paper/fig", "x", "", "native", 1, 1, 1.0]]
+    )
+    (reference / "tolerances.yaml").write_text("trained:\n  tables:\n    paper/other: {}\n")
+    pd.DataFrame({"x": [1.5]}).to_csv(produced / "paper" / "fig.csv", index=False)
+    assert drift.check(produced, reference)[0].startswith("[exact] paper/fig: column 'x' drifted")
+
+
+def test_measure_records_what_moved_per_column_or_per_key(tmp_path):
+    produced, reference = write_pair(tmp_path, pd.DataFrame({"id": ["a", "b"], "v": [1.0, 2.0], "s": ["x", "y"]}))
+    (reference / "tolerances.yaml").write_text("trained:\n  tables:\n    paper/fig: {key: [id]}\n")
+    pd.DataFrame({"id": ["a", "b"], "v": [1.0, 2.5], "s": ["x", "z"]}).to_csv(
+        produced / "paper" / "fig.csv", index=False
+    )
+    spread = drift.measure(reference, {"native": produced})
+    assert spread[["column", "key", "rows", "rows_differing"]].values.tolist() == [["v", "b", 1, 1], ["s", "b", 1, 1]]
+    assert spread.max_abs_diff.iloc[0] == 0.5 and np.isnan(spread.max_abs_diff.iloc[1])
+    assert drift.allowed_deviations(spread, 2) == {("paper/fig", "v", "b"): 1.0}
+
+
+def test_allowed_deviations_round_up_to_two_digits_and_never_tolerate_nan_or_inf():
+    spread = pd.DataFrame(
+        [
+            ["t", "a", "", "v2", 1, 1, 0.01234],
+            ["t", "a", "", "v4", 1, 1, 0.0051],
+            ["t", "b", "", "v2", 1, 1, np.inf],
+            ["t", "c", "", "v2", 1, 1, np.nan],
+        ],
+        columns=drift.SPREAD_COLUMNS,
+    )
+    assert drift.allowed_deviations(spread, 2) == {("t", "a", ""): pytest.approx(0.025)}
+
+
 def test_a_partial_tolerance_file_keeps_the_other_defaults(tmp_path):
     (tmp_path / "tolerances.yaml").write_text("default: {rtol: 1.0e-6}\ntables:\n")
     tolerances = drift.load_tolerances(tmp_path)
     assert tolerances["default"] == {"rtol": 1e-6, "atol": drift.DEFAULT_TOLERANCES["default"]["atol"]}
     assert tolerances["tables"] == {} and tolerances["png_rms"] == drift.DEFAULT_TOLERANCES["png_rms"]
+    assert tolerances["trained"] == {}
 
 
 def test_changed_labels_missing_outputs_and_images_fail(tmp_path):
