@@ -8,7 +8,8 @@ Every output belongs to one of two classes, declared in the references' toleranc
   RMS pixel difference.
 * **trained** — tables of float32 models trained by PyTorch (the DaRRM teachers) and the scorecards
   that restate them. A kernel's rounding differs between CPUs and training amplifies it, so each
-  numeric column (each row, for a table with a ``key``) may move by ``safety_factor`` times the
+  numeric column (each row, for a table with a ``key``; a scorecard's value as far as the column
+  its claim reads) may move by ``safety_factor`` times the
   largest deviation measured across instruction sets (:data:`SPREAD`, written by ``measure``
   from runs under :data:`dpreplication.workflow_config.INSTRUCTION_SETS`). A column that did not
   move under any instruction set stays exact, and labels always compare exactly.
@@ -66,17 +67,22 @@ CLAIM_REGISTRIES = Path(__file__).resolve().parents[2] / "workflow" / "claims"
 """The scorecard's claim registries, one ``<paper>.yaml`` per paper."""
 
 
-def claims_reading_trained_tables(tolerances: dict) -> set[str]:
-    """Keys ``<paper>/<id>`` of the claims whose value is read from a trained table.
+def restated_columns(tolerances: dict) -> dict[str, str]:
+    """``{table: column}`` of the trained tables that restate claims (``restates:``, the scorecards)."""
+    declared = tolerances["trained"].get("tables") or {}
+    return {name: settings["restates"] for name, settings in declared.items() if (settings or {}).get("restates")}
 
-    A scorecard declared with ``claims: true`` is trained in these rows only: its other rows restate
-    exact tables, which the pinned instruction set keeps exact.
+
+def restated_sources(tolerances: dict) -> dict[str, tuple[str, str]]:
+    """``{<paper>/<id>: (table, column)}`` of every claim whose value is read from a trained table.
+
+    A scorecard row restates one cell of its claim's table, so it may move as far as that column.
     """
     from dpreplication.scorecard import load_registry
 
     trained = set(trained_tables(tolerances))
     return {
-        f"{claim.paper}/{claim.id}"
+        f"{claim.paper}/{claim.id}": (f"{claim.paper}/{claim.table}", claim.column)
         for registry in sorted(CLAIM_REGISTRIES.glob("*.yaml"))
         for claim in load_registry(registry)
         if f"{claim.paper}/{claim.table}" in trained
@@ -206,7 +212,7 @@ def check(produced_dir: Path, reference_dir: Path, only: list[str] | None = None
     """
     produced_dir, reference_dir = Path(produced_dir), Path(reference_dir)
     tolerances = load_tolerances(reference_dir)
-    trained = trained_tables(tolerances)
+    trained, restated = trained_tables(tolerances), restated_columns(tolerances)
     allowed = allowed_deviations(read_spread(reference_dir), float(tolerances["trained"].get("safety_factor", 2)))
     found = references(reference_dir, only)
     if not found:
@@ -222,7 +228,14 @@ def check(produced_dir: Path, reference_dir: Path, only: list[str] | None = None
         elif reference.suffix == ".csv":
             tol = {**tolerances["default"], **tolerances["tables"].get(name, {})}
             table_allowed = None
-            if name in trained:
+            if name in restated:
+                sources = restated_sources(tolerances)
+                table_allowed = {
+                    (restated[name], claim): allowed[(*source, "")]
+                    for claim, source in sources.items()
+                    if (*source, "") in allowed
+                }
+            elif name in trained:
                 table_allowed = {(c, k): v for (t, c, k), v in allowed.items() if t == name}
             problems += compare_tables(
                 name,
@@ -243,19 +256,16 @@ def measure(reference_dir: Path, produced_by_isa: dict[str, Path]) -> pd.DataFra
 
     A row holds the number of rows compared and differing and the largest |deviation|.
 
-    Trained tables with a ``key`` are measured per row (a scorecard with ``claims: true`` only in the
-    rows of claims that read a trained table, and in every row's labels), every other table per
-    column; a label column
-    that changed has no deviation (``max_abs_diff`` empty): it can never be tolerated. PNGs are not
-    measured: their parameter line names the variant, and no trained output is a figure.
+    Trained tables with a ``key`` are measured per row, every other table per column; a scorecard's
+    restated column is not measured (each claim's value is measured in the table it is read from).
+    A label column that changed has no deviation (``max_abs_diff`` empty): it can never be
+    tolerated. PNGs are not measured: their parameter line names the variant, and no trained output
+    is a figure.
     """
     reference_dir = Path(reference_dir)
     tolerances = load_tolerances(reference_dir)
     trained = trained_tables(tolerances)
-    restating = [
-        name for name, settings in (tolerances["trained"].get("tables") or {}).items() if (settings or {}).get("claims")
-    ]
-    trained_claims = claims_reading_trained_tables(tolerances) if restating else set()
+    restated = restated_columns(tolerances)
     rows = []
     for isa, produced_dir in produced_by_isa.items():
         for reference in (path for path in references(reference_dir) if path.suffix == ".csv"):
@@ -276,8 +286,8 @@ def measure(reference_dir: Path, produced_by_isa: dict[str, Path]) -> pd.DataFra
                 groups = pd.Series(deviation).groupby(keys) if trained.get(name) else [("", pd.Series(deviation))]
                 for key, values in groups:
                     moved = ~(values == 0)
-                    if name in restating and key not in trained_claims and not values.isna().any():
-                        continue  # a number restated from an exact table: measured there
+                    if restated.get(name) == column:
+                        continue  # a claim's value, measured in the table it is read from
                     if moved.any():
                         rows.append([name, column, key, isa, len(values), int(moved.sum()), values.max(skipna=False)])
     return pd.DataFrame(rows, columns=SPREAD_COLUMNS)
@@ -299,6 +309,8 @@ that moved under at least one of them; every other column of every table agreed 
   are the same on every x86-64-v3 machine, and the drift check keeps its strict tolerance.
 - **trained** tables (the DaRRM teachers, float32 PyTorch) can move on another machine even under
   the pin, so the drift check allows each cell {factor:g} × the largest deviation measured here.
+  The scorecards restate them: a claim's value read from a trained table may move as far as the
+  column it is read from; no status may move.
 
 """
 
