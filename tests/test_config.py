@@ -10,7 +10,15 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from dpreplication.workflow_config import BASE_CONFIG, PROFILES, load_yaml, merge_config, profile_config, with_defaults
+from dpreplication.workflow_config import (
+    BASE_CONFIG,
+    PROFILES,
+    load_yaml,
+    merge_config,
+    profile_config,
+    value_problems,
+    with_defaults,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--directory", str(REPO), "--snakefile", str(REPO / "Snakefile")]
@@ -114,3 +122,26 @@ def test_bad_value_stops_the_run_naming_the_key():
 def test_unknown_profile_is_named():
     result = dry_run("--config", "profile=bogus")
     assert result.returncode != 0 and "config key 'profile'" in result.stderr + result.stdout
+
+
+def test_value_problems_name_non_finite_numbers_and_float_integers_by_key():
+    schema = load_yaml(SCHEMA)
+    config = profile_config("quick", REPO)
+    assert value_problems(config, schema) == []
+    config = merge_config(
+        config, {"seed": 7.0, "darrm": {"f2_gamma_shapes": {"epsilon": float("-inf"), "ms": [1, 3.0]}}}
+    )
+    config["truncated_laplace"]["monte_carlo"]["points"][0][1] = float("nan")
+    assert value_problems(config, schema) == [
+        "config key 'seed': 7.0 must be an integer; write 7",
+        "config key 'truncated_laplace.monte_carlo.points[0][1]': nan is not a finite number",
+        "config key 'darrm.f2_gamma_shapes.ms[1]': 3.0 must be an integer; write 3",
+        "config key 'darrm.f2_gamma_shapes.epsilon': -inf is not a finite number",
+    ]
+
+
+def test_a_number_where_the_schema_takes_a_number_may_be_a_float():
+    """ε = 2.0 and δ = 1e-5 are numbers; only integer-typed keys refuse floats."""
+    schema = load_yaml(SCHEMA)
+    config = merge_config(profile_config("quick", REPO), {"darrm": {"f2_gamma_shapes": {"epsilon": 2.0}}})
+    assert value_problems(config, schema) == []

@@ -360,6 +360,17 @@ def test_a_profile_that_would_not_apply_stops_the_run(arguments, checkout, tmp_p
         ("permute_and_flip={tv_convergence: {epsilonn: 2}}", "Additional properties are not allowed ('epsilonn' was"),
         ("permute_and_flip={tv_convergence: {epsilon: -2}}", "-2 is less than or equal to the minimum of 0"),  # typed
         ("darrm={f2_gamma_shapes: {K: 10}}", "On instance['darrm']['f2_gamma_shapes']['K']"),
+        # Values JSON Schema lets through (NaN fails every minimum comparison, 1e3 counts as an integer):
+        (
+            "permute_and_flip={tv_convergence: {epsilon: nan}}",
+            "'permute_and_flip.tv_convergence.epsilon': nan is not a",
+        ),
+        ("truncated_laplace={monte_carlo: {points: [[inf, 1.0e-6]]}}", "points[0][0]': inf is not a finite number"),
+        ("darrm={f2_gamma_shapes: {Delta: nan}}", "config key 'darrm.f2_gamma_shapes.Delta': nan is not a finite"),
+        ("seed=1e3", "config key 'seed': 1000.0 must be an integer; write 1000"),
+        # Sizes beyond their documented bound (the γ LP at K = 1,001 would not finish):
+        ("darrm={f2_gamma_shapes: {K: 1001}}", "1001 is greater than the maximum of 201"),
+        ("permute_and_flip={pmf_bars: {n: 1000000000}}", "1000000000 is greater than the maximum of 100000000"),
     ],
 )
 def test_bad_values_stop_the_run_before_any_job(override, message, checkout):

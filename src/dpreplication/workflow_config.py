@@ -413,6 +413,58 @@ def _truncated_laplace_problems(config: dict) -> list[str]:
     return []
 
 
+def _schema_types(subschema: dict) -> set[str]:
+    """The JSON types ``subschema`` allows (``type`` as a string or a list; none: any)."""
+    declared = subschema.get("type", [])
+    return {declared} if isinstance(declared, str) else set(declared)
+
+
+def value_problems(config, schema: dict, path: str = "") -> list[str]:
+    """Return the values JSON Schema lets through that no job can use, each naming its key.
+
+    A float that is NaN or ±inf (``.nan`` in YAML, ``nan`` on the command line) fails every
+    ``minimum`` comparison and so validates; a float where the schema asks for an integer
+    (``seed: 1e3``) validates as an integer but breaks ``SeedSequence`` and ``range``.
+    """
+    definitions = schema.get("$defs", {})
+    return _value_problems(config, schema, definitions, path)
+
+
+def _value_problems(value, subschema: dict, definitions: dict, path: str) -> list[str]:
+    subschema = _resolve_reference(subschema or {}, definitions)
+    if isinstance(value, dict):
+        properties, extra = subschema.get("properties", {}), subschema.get("additionalProperties")
+        return [
+            problem
+            for key, item in value.items()
+            for problem in _value_problems(
+                item,
+                properties.get(key, extra if isinstance(extra, dict) else {}),
+                definitions,
+                f"{path}.{key}" if path else str(key),
+            )
+        ]
+    if isinstance(value, list):
+        prefix, items = subschema.get("prefixItems", []), subschema.get("items")
+        return [
+            problem
+            for index, item in enumerate(value)
+            for problem in _value_problems(
+                item,
+                prefix[index] if index < len(prefix) else (items if isinstance(items, dict) else {}),
+                definitions,
+                f"{path}[{index}]",
+            )
+        ]
+    if isinstance(value, float) and not math.isfinite(value):
+        return [f"config key '{path}': {value!r} is not a finite number"]
+    types = _schema_types(subschema)
+    if isinstance(value, float) and "integer" in types and "number" not in types:
+        spelled = f"; write {int(value)}" if value.is_integer() else ""
+        return [f"config key '{path}': {value!r} must be an integer{spelled}"]
+    return []
+
+
 def cross_field_problems(config: dict) -> list[str]:
     """Return the problems the schema cannot state, each naming its key (see the helpers above).
 

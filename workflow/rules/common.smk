@@ -17,10 +17,12 @@ from dpreplication.workflow_config import (
     cross_field_problems,
     instruction_set_problem,
     library_versions,
+    load_yaml,
     merge_config,
     profile_config,
     profile_selection_problem,
     typed_overrides,
+    value_problems,
     variant_name,
     with_defaults,
 )
@@ -50,7 +52,8 @@ config.update(merge_config(config, typed_overrides(workflow.config_settings.conf
 _resolved = with_defaults(config, Path(workflow.basedir) / SCHEMA)
 config.clear()
 config.update(_resolved)
-for _problem in [check_package_location(dpreplication.__file__, workflow.basedir), *cross_field_problems(config)]:
+for _problem in [check_package_location(dpreplication.__file__, workflow.basedir),
+                 *value_problems(config, load_yaml(Path(workflow.basedir) / SCHEMA)), *cross_field_problems(config)]:
     if _problem:
         raise WorkflowError(_problem)
 
