@@ -20,15 +20,22 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from dpreplication.data import DATASETS, DataIntegrityError, fetch, idx, loaders, tabular
 from dpreplication.data.fetch import MIRROR_ENV
 from dpreplication.workflow_config import (
+    BASE_CONFIG,
+    PROFILES,
     cross_field_problems,
     library_versions,
+    load_yaml,
+    merge_config,
     profile_config,
     profile_selection_problem,
-    requested_profile,
+    requested_profiles,
+    variant_name,
+    with_defaults,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -183,12 +190,47 @@ def test_every_committed_profile_is_consistent(profile):
     assert cross_field_problems(profile_config(profile, REPO)) == []
 
 
+def test_a_hand_edited_config_file_makes_a_variant(tmp_path):
+    """An edit of config/config.yaml (or a profile's overlay) not committed is a variant: it used to
+    be the profile itself and write figures/, with only ``dirty: true`` in the sidecar to tell."""
+    for name in (
+        BASE_CONFIG,
+        PROFILES / "default.yaml",
+        PROFILES / "quick.yaml",
+        Path("workflow/schemas/config.schema.yaml"),
+    ):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REPO / name, tmp_path / name)
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "committed profiles"], check=True)
+    committed = profile_config("default", tmp_path)
+    assert variant_name(committed, profile_config("default", tmp_path)) == ""
+    edited = load_yaml(tmp_path / BASE_CONFIG)
+    edited["seed"] = 7
+    (tmp_path / BASE_CONFIG).write_text(yaml.safe_dump(edited))
+    assert profile_config("default", tmp_path) == committed  # the committed file, not the edit
+    resolved = with_defaults(
+        merge_config(edited, load_yaml(tmp_path / PROFILES / "default.yaml")),
+        tmp_path / "workflow/schemas/config.schema.yaml",
+    )
+    assert variant_name(resolved, profile_config("default", tmp_path)).startswith("default-")
+
+
 def test_the_profile_a_command_line_selects(tmp_path, monkeypatch):
-    """``--profile DIR`` (last one wins, or $SNAKEMAKE_PROFILE) whose key file selects another config
-    profile than the run's is a conflict; a profile without a key file (profiles/default) is not."""
-    assert requested_profile(["snakemake", "--profile", "a", "--profile=b"], {}) == "b"
-    assert requested_profile(["snakemake"], {"SNAKEMAKE_PROFILE": "c"}) == "c"
-    assert requested_profile(["snakemake", "-n"], {}) is None
+    """A profile of the command line (any ``--profile``, or $SNAKEMAKE_PROFILE, or ``--workflow-profile``)
+    whose key file selects another config profile than the run's is a conflict; a profile without a
+    key file (profiles/default) is not."""
+    assert requested_profiles(["snakemake", "--profile", "a", "--profile=b"], {}) == [
+        ("--profile", "a"),
+        ("--profile", "b"),
+    ]
+    assert requested_profiles(["snakemake"], {"SNAKEMAKE_PROFILE": "c"}) == [("--profile", "c")]
+    assert requested_profiles(["snakemake", "-n"], {}) == []
+    # Any spelling argparse accepts, and the workflow profile (both used to run the default silently):
+    both = [("--profile", "d"), ("--workflow-profile", "e")]
+    assert requested_profiles(["snakemake", "--prof", "d", "--workflow-profile", "e"], {}) == both
     (tmp_path / "profiles/quick").mkdir(parents=True)
     (tmp_path / "profiles/quick/profile-key.yaml").write_text("profile: quick\n")
     monkeypatch.chdir(tmp_path)
@@ -196,6 +238,8 @@ def test_the_profile_a_command_line_selects(tmp_path, monkeypatch):
     assert profile_selection_problem(argv, {}, "quick") == ""
     assert "selects config profile 'quick'" in profile_selection_problem(argv, {}, "default")
     assert profile_selection_problem(["snakemake", "--profile", "profiles/default"], {}, "default") == ""
+    for spelling in (["--prof", "profiles/quick"], ["--workflow-profile", "profiles/quick"]):
+        assert "selects config profile 'quick'" in profile_selection_problem(["snakemake", *spelling], {}, "default")
 
 
 def test_library_versions_name_the_absent_ones():
@@ -332,8 +376,10 @@ def test_the_workflow_refuses_another_checkouts_package(checkout):
     [
         ("--profile", "profiles/quick", "--configfile", "{mine}"),
         ("--profile", "profiles/quick", "--config", "profile=default"),
+        ("--prof", "profiles/quick", "--configfile", "{mine}"),
+        ("--workflow-profile", "profiles/quick", "--configfile", "{mine}"),
     ],
-    ids=["configfile replaces the profile's", "config overrides the profile's"],
+    ids=["configfile replaces the profile's", "config overrides the profile's", "abbreviated", "workflow profile"],
 )
 def test_a_profile_that_would_not_apply_stops_the_run(arguments, checkout, tmp_path):
     """`--profile profiles/quick --configfile mine.yaml` used to run the default profile silently."""
@@ -341,8 +387,9 @@ def test_a_profile_that_would_not_apply_stops_the_run(arguments, checkout, tmp_p
     mine.write_text("seed: 3\n")
     result = run_workflow(checkout, "-n", "pf_tv_convergence", *(a.format(mine=mine) for a in arguments))
     assert result.returncode != 0
+    option = "--workflow-profile" if "--workflow-profile" in arguments else "--profile"
     assert (
-        "--profile profiles/quick selects config profile 'quick' (profiles/quick/profile-key.yaml), but this "
+        f"{option} profiles/quick selects config profile 'quick' (profiles/quick/profile-key.yaml), but this "
         "run's configuration has profile 'default'"
     ) in output(result)
     kept = run_workflow(

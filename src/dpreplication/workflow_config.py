@@ -14,6 +14,7 @@ import hashlib
 import json
 import math
 import re
+import subprocess
 from pathlib import Path
 
 import yaml
@@ -186,18 +187,37 @@ def with_defaults(config: dict, schema_path: str | Path = SCHEMA) -> dict:
     return _in_schema_order(resolved, schema, schema.get("$defs", {}))
 
 
-def profile_config(profile: str = "default", checkout: str | Path = ".") -> dict:
-    """Return a profile's whole configuration as the workflow resolves it.
+def committed_yaml(checkout: Path, relative: Path) -> dict:
+    """Return the YAML mapping of ``checkout/relative`` as committed (git ``HEAD``).
 
-    The base file, then the profile's overlay, then the schema's defaults. An unknown profile raises
-    ``ValueError`` naming the known ones.
+    The working tree's file where there is no commit to read (not a git checkout, or a file not yet
+    committed).
+    """
+    try:
+        shown = subprocess.run(
+            ["git", "-C", str(checkout), "show", f"HEAD:./{relative.as_posix()}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return load_yaml(checkout / relative)
+    return yaml.safe_load(shown.stdout) or {}
+
+
+def profile_config(profile: str = "default", checkout: str | Path = ".") -> dict:
+    """Return a profile's whole configuration as committed, resolved as the workflow resolves it.
+
+    The base file, then the profile's overlay (both as committed: a hand edit of either makes the
+    run a variant), then the schema's defaults. An unknown profile raises ``ValueError`` naming the
+    known ones.
     """
     checkout = Path(checkout)
-    overlay = checkout / PROFILES / f"{profile}.yaml"
-    if not overlay.is_file():
+    overlay = PROFILES / f"{profile}.yaml"
+    if not (checkout / overlay).is_file():
         known = sorted(path.stem for path in (checkout / PROFILES).glob("*.yaml"))
         raise ValueError(f"config key 'profile': unknown profile {profile!r}; choose one of {known}")
-    merged = merge_config(load_yaml(checkout / BASE_CONFIG), load_yaml(overlay))
+    merged = merge_config(committed_yaml(checkout, BASE_CONFIG), committed_yaml(checkout, overlay))
     merged["profile"] = profile
     return with_defaults(merged, checkout / SCHEMA)
 
@@ -414,7 +434,7 @@ def _truncated_laplace_problems(config: dict) -> list[str]:
 
 
 def _schema_types(subschema: dict) -> set[str]:
-    """The JSON types ``subschema`` allows (``type`` as a string or a list; none: any)."""
+    """Return the JSON types ``subschema`` allows (``type`` as a string or a list; none: any)."""
     declared = subschema.get("type", [])
     return {declared} if isinstance(declared, str) else set(declared)
 
@@ -485,40 +505,41 @@ def check_package_location(package_file: str | Path, checkout: str | Path) -> st
     )
 
 
-def requested_profile(argv: list[str], environ) -> str | None:
-    """Return the ``--profile`` of a Snakemake command line, else ``$SNAKEMAKE_PROFILE``, else None.
+def requested_profiles(argv: list[str], environ) -> list[tuple[str, str]]:
+    """Return the ``(option, folder)`` of every profile a Snakemake command line selects.
 
-    The last ``--profile`` wins, as in argparse.
+    Read by Snakemake's own parser: every ``--profile`` (in any spelling argparse accepts, such as
+    ``--prof``; else ``$SNAKEMAKE_PROFILE``), then ``--workflow-profile``. ``argv`` is the whole
+    command line.
     """
-    chosen = None
-    for index, argument in enumerate(argv):
-        if argument == "--profile" and index + 1 < len(argv):
-            chosen = argv[index + 1]
-        elif argument.startswith("--profile="):
-            chosen = argument.split("=", 1)[1]
-    return chosen or environ.get("SNAKEMAKE_PROFILE") or None
+    from snakemake.cli import get_argument_parser
+
+    parsed, _ = get_argument_parser().parse_known_args(argv[1:])
+    profiles = parsed.profile or ([environ["SNAKEMAKE_PROFILE"]] if environ.get("SNAKEMAKE_PROFILE") else [])
+    chosen = [("--profile", folder) for folder in profiles]
+    if parsed.workflow_profile and parsed.workflow_profile != "none":
+        chosen.append(("--workflow-profile", parsed.workflow_profile))
+    return chosen
 
 
 def profile_selection_problem(argv: list[str], environ, profile: str) -> str:
-    """``""`` unless ``--profile DIR`` names a profile that selects another config profile than this run's.
+    """``""`` unless a profile of the command line selects another config profile than this run's.
 
-    ``DIR/profile-key.yaml`` holds the profile's selection; the problem returned says how to fix the
+    ``DIR/profile-key.yaml`` holds a profile's selection; the problem returned says how to fix the
     command line. A ``--configfile`` on the command line replaces the profile's ``configfiles`` (so
     its key silently drops out), and ``--config profile=…`` overrides it.
     """
-    chosen = requested_profile(argv, environ)
-    key_file = Path(chosen) / "profile-key.yaml" if chosen else None
-    if key_file is None or not key_file.is_file():
-        return ""
-    selected = load_yaml(key_file).get("profile")
-    if selected in (None, profile):
-        return ""
-    return (
-        f"--profile {chosen} selects config profile {selected!r} ({key_file}), but this run's configuration "
-        f"has profile {profile!r}: a --configfile on the command line replaces the profile's configfiles, and "
-        f"--config profile=... overrides it. Pass the key file too (--configfile {key_file} YOUR.yaml) or "
-        f"add --config profile={selected}"
-    )
+    for option, chosen in requested_profiles(argv, environ):
+        key_file = Path(chosen) / "profile-key.yaml"
+        selected = load_yaml(key_file).get("profile") if key_file.is_file() else None
+        if selected not in (None, profile):
+            return (
+                f"{option} {chosen} selects config profile {selected!r} ({key_file}), but this run's configuration "
+                f"has profile {profile!r}: a --configfile on the command line replaces the profile's configfiles, "
+                f"and --config profile=... overrides it. Pass the key file too (--configfile {key_file} YOUR.yaml) "
+                f"or add --config profile={selected}"
+            )
+    return ""
 
 
 def library_versions(*distributions: str) -> dict[str, str]:
