@@ -358,6 +358,22 @@ def output(result: subprocess.CompletedProcess) -> str:
     return result.stdout + result.stderr
 
 
+def test_a_stale_environment_is_named_at_start(checkout):
+    """Installed versions unlike the lock used to pass without a word."""
+    lock = checkout / "requirements.lock"
+    pinned = lock.read_text()
+    try:
+        lock.write_text(re.sub(r"^numpy==.*$", "numpy==1.0.0", pinned, flags=re.MULTILINE))
+        result = run_workflow(checkout, "-n", "pf_tv_convergence")
+    finally:
+        lock.write_text(pinned)
+    installed = __import__("numpy").__version__
+    assert result.returncode == 0
+    assert "the installed packages differ from requirements.lock" in output(result)
+    assert f"numpy: installed {installed}, lock pins 1.0.0" in output(result)
+    assert "differ from requirements.lock" not in output(run_workflow(checkout, "-n", "pf_tv_convergence"))
+
+
 def test_the_workflow_refuses_another_checkouts_package(checkout):
     """The environment's dpreplication is the working tree's, not the copy's: the run stops before
     any job naming both paths and the fix; importing the copy's own src/ (control) plans the job."""

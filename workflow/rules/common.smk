@@ -9,6 +9,7 @@ from snakemake.logging import logger
 from snakemake.utils import min_version
 
 import dpreplication
+from dpreplication.environment import installed_mismatches, read_lock
 from dpreplication.workflow_config import (
     SCHEMA,
     apply_job_environment,
@@ -64,6 +65,11 @@ if _problem := instruction_set_problem(config["instruction_set"], cpu_flags()):
 for _variable, _value in apply_job_environment(os.environ, config["instruction_set"]).items():
     logger.warning(f"{_variable}={_value} in the environment is replaced by instruction set "
                    f"{config['instruction_set']}'s pin; choose another with --config instruction_set=...")
+
+# A stale virtual environment computes with other versions than the references were made with.
+if _stale := installed_mismatches(read_lock(Path(workflow.basedir) / "requirements.lock")):
+    logger.warning("the installed packages differ from requirements.lock, so results may differ from the "
+                   f"references (make replicate reinstalls .venv): {'; '.join(_stale)}")
 
 PROFILE = config["profile"]
 SEED = config["seed"]
