@@ -8,6 +8,7 @@ each still seeded by its own repetition index, so the batch size changes no numb
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import logging
 import os
@@ -17,11 +18,19 @@ from pathlib import Path
 
 import pandas as pd
 
-from dpreplication.provenance import write_sidecar, write_table
+from dpreplication.provenance import content_sha256, write_sidecar, write_table
+
+CHECKSUM = ".sha256"
+"""Suffix of an intermediate's checksum record, ``<file>.sha256`` (``sha256sum`` format)."""
 
 
 def start(snakemake) -> logging.Logger:
-    """Send this job's log records (and warnings) to its ``log:`` file."""
+    """Send this job's log records (and warnings) to its ``log:`` file; check its inputs' records.
+
+    An input that its job recorded a checksum for (an intermediate's ``<file>.sha256``, or the
+    ``sha256`` of a published output's sidecar) must still have it, else :func:`verify_inputs`
+    stops the job. On success the job records the checksums of its intermediates.
+    """
     handlers = (
         [logging.FileHandler(snakemake.log[0], mode="w")] if snakemake.log else [logging.StreamHandler(sys.stderr)]
     )
@@ -31,6 +40,8 @@ def start(snakemake) -> logging.Logger:
     logging.captureWarnings(True)
     logger = logging.getLogger(snakemake.rule)
     _log_uncaught_exceptions(logger)
+    verify_inputs(getattr(snakemake, "input", []))
+    atexit.register(_record_on_success, [str(path) for path in getattr(snakemake, "output", [])])
     logger.info(
         "settings: %s", dict(snakemake.params.items()) if hasattr(snakemake.params, "items") else snakemake.params
     )
@@ -45,10 +56,71 @@ def _log_uncaught_exceptions(logger: logging.Logger) -> None:
     previous = sys.excepthook
 
     def hook(kind, value, traceback):
+        _FAILED.append(kind)
         logger.critical("the job failed", exc_info=(kind, value, traceback))
         previous(kind, value, traceback)
 
     sys.excepthook = hook
+
+
+class IntermediateChanged(RuntimeError):
+    """A job's input is not what the job that wrote it recorded."""
+
+
+_FAILED: list = []
+"""Exceptions that ended this job (then no checksum is recorded)."""
+
+
+def is_intermediate(path: str | Path) -> bool:
+    """Whether ``path`` is a job's intermediate: under a ``work`` folder, and not a sidecar or record."""
+    path = Path(path)
+    return "work" in path.parts and path.suffix not in (".json", CHECKSUM)
+
+
+def record_checksums(outputs) -> list[Path]:
+    """Write ``<file>.sha256`` beside each intermediate file of ``outputs``; return the records."""
+    records = []
+    for path in (Path(p) for p in outputs if is_intermediate(p) and Path(p).is_file()):
+        record = path.with_name(path.name + CHECKSUM)
+        record.write_text(f"{content_sha256(path)}  {path.name}\n")
+        records.append(record)
+    return records
+
+
+def _record_on_success(outputs) -> None:
+    if not _FAILED:
+        record_checksums(outputs)
+
+
+def recorded_checksum(path: Path) -> tuple[str, str] | None:
+    """Return ``(sha256, where recorded)`` for ``path``, or None where no job recorded one."""
+    record = path.with_name(path.name + CHECKSUM)
+    if record.is_file():
+        return record.read_text().split()[0], str(record)
+    sidecar = path.with_suffix(".json")
+    if path.suffix != ".json" and sidecar.is_file():
+        import json
+
+        digest = json.loads(sidecar.read_text()).get("sha256", {}).get(path.name)
+        if digest:
+            return digest, str(sidecar)
+    return None
+
+
+def verify_inputs(inputs) -> None:
+    """Raise :class:`IntermediateChanged` if an input differs from the checksum its job recorded.
+
+    An intermediate edited by hand after its job wrote it would otherwise reach a figure, whose
+    sidecar would look clean.
+    """
+    for path in (Path(p) for p in inputs if Path(p).is_file()):
+        recorded = recorded_checksum(path)
+        if recorded is not None and (actual := content_sha256(path)) != recorded[0]:
+            raise IntermediateChanged(
+                f"intermediate file {path} changed after the job that wrote it: content SHA256 "
+                f"{actual}, recorded {recorded[0]} in {recorded[1]}; rerun its rule "
+                f"(snakemake --forcerun on that rule, or delete {path})"
+            )
 
 
 def publish(snakemake, data: pd.DataFrame, figure=None, *, prefix: str = "") -> None:
