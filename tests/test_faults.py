@@ -434,6 +434,10 @@ def test_a_profile_that_would_not_apply_stops_the_run(arguments, checkout, tmp_p
         # Sizes beyond their documented bound (the γ LP at K = 1,001 would not finish):
         ("darrm={f2_gamma_shapes: {K: 1001}}", "1001 is greater than the maximum of 201"),
         ("permute_and_flip={pmf_bars: {n: 1000000000}}", "1000000000 is greater than the maximum of 100000000"),
+        (
+            "permute_and_flip={exact_tables: {cases: [{vector: Q5, epsilon: 1e308}]}}",
+            "1e+308 is greater than the maximum of 1000",
+        ),
     ],
 )
 def test_bad_values_stop_the_run_before_any_job(override, message, checkout):
