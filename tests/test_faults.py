@@ -428,7 +428,8 @@ def test_a_profile_that_would_not_apply_stops_the_run(arguments, checkout, tmp_p
             "permute_and_flip={tv_convergence: {epsilon: nan}}",
             "'permute_and_flip.tv_convergence.epsilon': nan is not a",
         ),
-        ("truncated_laplace={monte_carlo: {points: [[inf, 1.0e-6]]}}", "points[0][0]': inf is not a finite number"),
+        ("truncated_laplace={monte_carlo: {points: [[1, nan]]}}", "points[0][1]': nan is not a finite number"),
+        ("truncated_laplace={monte_carlo: {points: [[inf, 1.0e-6]]}}", "inf is greater than the maximum of 1000"),
         ("darrm={f2_gamma_shapes: {Delta: nan}}", "config key 'darrm.f2_gamma_shapes.Delta': nan is not a finite"),
         ("seed=1e3", "config key 'seed': 1000.0 must be an integer; write 1000"),
         # Sizes beyond their documented bound (the γ LP at K = 1,001 would not finish):
