@@ -27,13 +27,14 @@ def dp_sgd():
 
 SLOWEST_FIRST = (
     "tests/test_drift.py::",
+    "tests/test_cluster.py::",
     "tests/test_instruction_sets.py::",
     "tests/test_mutants.py::",
-    "tests/test_cluster.py::",
     "tests/test_faults.py::",
 )
-"""The modules of the longest tests (the quick-profile run, about 7 minutes; its trained jobs under
-another instruction set, the mutants, SLURM and fault runs, 2-4 minutes each) come first. `make test`
+"""The modules of the longest tests come first: the quick-profile run (about 8 minutes), the SLURM
+run (3 minutes, mostly waiting on the scheduler, so it goes beside the quick run), the trained jobs
+under another instruction set (2-3 minutes), the mutants (5 minutes) and the fault runs. `make test`
 gives each module to one pytest-xdist worker (``--dist loadfile``) in this order, so the long ones
 overlap and the short ones fill the gaps."""
 
