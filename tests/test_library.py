@@ -141,7 +141,7 @@ def test_api_docs_build_without_warnings(tmp_path):
         ),
         (
             lambda: importlib.import_module("dpreplication.mechanisms").feasible_region_vertices(0.1, Delta=1.5),
-            "Delta <= 1",
+            r"Delta must lie in \[0, 1\], got 1.5",
         ),
         (
             lambda: importlib.import_module(

@@ -1,26 +1,57 @@
-"""Argument checks shared by the public functions: each raises ``ValueError`` naming the argument."""
+"""Argument checks shared by the public functions: each raises ``ValueError`` naming the argument.
+
+One home for the checks of privacy parameters (ε, δ, Δ, σ, budgets): every message names the
+argument, its valid range and the value received, e.g. ``epsilon must be positive and finite,
+got nan``. Every comparison is written so that NaN fails it (``if not value > 0: raise``), and
+every range is finite unless it says otherwise.
+"""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 
-def positive(name: str, value) -> float:
-    """``value`` as a float, required finite and ``> 0``."""
-    number = float(value)
-    if not (math.isfinite(number) and number > 0):
-        raise ValueError(f"{name} must be positive and finite, got {value!r}")
+
+def _shown(value):
+    """``value`` as the message shows it: a numpy scalar as the Python number it holds."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _number(name: str, value) -> float:
+    """``value`` as a float; ``ValueError`` naming ``name`` if it is not a real number."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number, got {_shown(value)!r}") from None
+
+
+def positive(name: str, value, *, allow_infinity: bool = False) -> float:
+    """``value`` as a float, required ``> 0`` and finite (or ``+inf`` if ``allow_infinity``)."""
+    number = _number(name, value)
+    if not (number > 0 and (math.isfinite(number) or allow_infinity)):
+        limit = "positive (inf allowed)" if allow_infinity else "positive and finite"
+        raise ValueError(f"{name} must be {limit}, got {_shown(value)!r}")
+    return number
+
+
+def non_negative(name: str, value, *, allow_infinity: bool = False) -> float:
+    """``value`` as a float, required ``≥ 0`` and finite (or ``+inf`` if ``allow_infinity``)."""
+    number = _number(name, value)
+    if not (number >= 0 and (math.isfinite(number) or allow_infinity)):
+        limit = "non-negative (inf allowed)" if allow_infinity else "non-negative and finite"
+        raise ValueError(f"{name} must be {limit}, got {_shown(value)!r}")
     return number
 
 
 def in_unit_interval(name: str, value, *, include_zero: bool = True, include_one: bool = False) -> float:
     """``value`` as a float in [0, 1) by default (the ends as asked)."""
-    number = float(value)
+    number = _number(name, value)
     above = number >= 0 if include_zero else number > 0
     below = number <= 1 if include_one else number < 1
     if not (math.isfinite(number) and above and below):
         interval = ("[" if include_zero else "(") + "0, 1" + ("]" if include_one else ")")
-        raise ValueError(f"{name} must lie in {interval}, got {value!r}")
+        raise ValueError(f"{name} must lie in {interval}, got {_shown(value)!r}")
     return number
 
 
@@ -29,3 +60,68 @@ def one_of(name: str, value, allowed) -> str:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {sorted(allowed)}, got {value!r}")
     return value
+
+
+def finite_array(name: str, value) -> np.ndarray:
+    """``value`` as a float array, every entry required finite (any real)."""
+    array = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must be finite, got {_shown(value)!r}")
+    return array
+
+
+def positive_array(name: str, value) -> np.ndarray:
+    """``value`` as a float array, every entry required ``> 0`` and finite."""
+    array = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(array) & (array > 0)):
+        raise ValueError(f"{name} must be positive and finite, got {_shown(value)!r}")
+    return array
+
+
+def non_negative_array(name: str, value) -> np.ndarray:
+    """``value`` as a float array, every entry required ``≥ 0`` and finite."""
+    array = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(array) & (array >= 0)):
+        raise ValueError(f"{name} must be non-negative and finite, got {_shown(value)!r}")
+    return array
+
+
+def privacy_delta(delta, delta_max: float = 1.0) -> np.ndarray:
+    """``delta`` as a float array, every entry required in ``(0, delta_max)``."""
+    dlt = np.asarray(delta, dtype=float)
+    if not np.all((dlt > 0) & (dlt < delta_max)):
+        raise ValueError(f"delta must lie in (0, {delta_max}), got {_shown(delta)!r}")
+    return dlt
+
+
+def privacy_parameters(epsilon, delta, delta_max: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Broadcast float arrays of ``ε > 0`` (finite) and ``0 < δ < delta_max``; ``ValueError`` otherwise."""
+    return np.broadcast_arrays(positive_array("epsilon", epsilon), privacy_delta(delta, delta_max))
+
+
+def within_budget(mechanism: str, spent, allowed, *, relative_slack: float = 0.0) -> None:
+    """Refuse a release that spends more than its budget: ``spent ≤ allowed (1 + relative_slack)``.
+
+    Written so that NaN (in either amount) fails: a budget guard must never pass by default.
+
+    Parameters
+    ----------
+    mechanism : str
+        What spends the budget, named in the message (e.g. ``"DP-SGD teacher 3 of mnist"``).
+    spent : float
+        The ε it spends.
+    allowed : float
+        Its budget: a finite ε ≥ 0.
+    relative_slack : float
+        Rounding allowed above ``allowed``, relative, ``≥ 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``spent`` exceeds the budget, or either amount is not finite.
+    """
+    spent, allowed = _number("spent", spent), _number("allowed", allowed)
+    if not (math.isfinite(allowed) and allowed >= 0):
+        raise ValueError(f"{mechanism}: the budget must be a finite ε ≥ 0, got {allowed!r}")
+    if not spent <= allowed * (1.0 + relative_slack):
+        raise ValueError(f"{mechanism} spends ε = {spent!r}, over its budget ε = {allowed!r}")

@@ -135,3 +135,22 @@ def test_laplace_mechanism_is_reused_with_the_l1_sensitivity_scale():
     rng = np.random.default_rng(71)
     noise = laplace_mechanism(np.zeros(50_000), 0.5, rng, sensitivity=3.0)
     assert ks_laplace(noise, 6.0) > 1e-3 and ks_laplace(noise, 6.6) < 1e-6
+
+
+# --------------------------------------------------------------------------- arguments
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: add.gaussian_privacy_profile(math.nan, 2.0), "epsilon_prime must be finite, got nan"),
+        (lambda: add.laplace_privacy_profile(math.inf, 1.0), "epsilon_prime must be finite, got inf"),
+        (lambda: add.log_gaussian_hockey_stick([0.5, math.nan], 1.0, 1.0), "epsilon_prime must be finite"),
+        (lambda: add.gaussian_pdf(0.0, math.nan), "sigma must be positive and finite, got nan"),
+        (lambda: add.laplace_pdf(0.0, -1.0), "scale must be positive and finite, got -1.0"),
+    ],
+)
+def test_nan_and_infinite_arguments_raise_naming_the_argument(call, message):
+    """Before, a NaN or infinite ε' and a NaN σ or scale gave NaN profiles and densities."""
+    with pytest.raises(ValueError, match=message):
+        call()

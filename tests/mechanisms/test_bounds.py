@@ -80,3 +80,19 @@ def test_10_bounds_are_ordered():
             dlt_ = math.expm1(eps_) / (2 * math.expm1(n * eps_))
             gap = bounds.amplitude_upper_bound(eps_, dlt_) - bounds.amplitude_lower_bound(eps_, dlt_)
             assert gap == pytest.approx(1 / eps_ - 1 / math.expm1(eps_), rel=1e-9), (n, eps_)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: bounds.amplitude_ratio_small_delta_limit(math.nan), "epsilon must be positive and finite, got nan"),
+        (lambda: bounds.power_lower_bound_small_delta_limit(-1.0), "epsilon must be positive and finite, got -1.0"),
+        (lambda: bounds.amplitude_lower_bound_small_epsilon_limit(0.5), r"delta must lie in \(0, 0.5\), got 0.5"),
+        (lambda: bounds.power_ratio_small_epsilon_limit(math.nan), r"delta must lie in \(0, 0.5\), got nan"),
+        (lambda: bounds.amplitude_upper_bound_joint_limit(1e-3, 1e-5, math.inf), "sensitivity must be positive"),
+    ],
+)
+def test_limits_refuse_arguments_out_of_range(call, message):
+    """Before, the closed-form limits returned NaN (or a number) for any ε, δ and Δ."""
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -4,6 +4,8 @@ dampening factor ``Δ = min(Δ1, Δ2)`` (Eqs. 6–8) is ε-DP (Theorem 1), and t
 without replacement spend ``ε/k`` each (Algorithm 2), ε in total. The exact privacy audits of EEM
 on PrivGene's fitness functions are in ``tests/papers/test_privgene.py``."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -67,3 +69,12 @@ def test_top_k_selection_is_sequential_without_replacement():
         [4 * i + j for i in range(4) for j in range(4) if i != j]
     ]
     assert goodness_of_fit(observed, expected).chi2_pvalue > 1e-3
+
+
+def test_dampening_refuses_a_nan_sensitivity_but_takes_an_infinite_delta2():
+    """Δ2 = ∞ (k-means: not derived) leaves Δ1; before, a NaN Δ1 gave a NaN dampening factor."""
+    assert eem.dampening_factor(2.0, math.inf) == 2.0
+    with pytest.raises(ValueError, match="delta1 must be non-negative and finite, got nan"):
+        eem.dampening_factor(math.nan, 56.0)
+    with pytest.raises(ValueError, match=r"delta2 must be non-negative \(inf allowed\), got nan"):
+        eem.dampening_factor(128.0, math.nan)

@@ -6,6 +6,8 @@ multisets of F^K (Lemma 5.1), whose vote-count pmfs are the Poisson binomials of
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -43,3 +45,23 @@ def test_feasible_region_vertices_satisfy_the_dp_inequalities():
         assert len(vertices) == (8 if Delta else 4)
         lo, hi = feasible_region.feasible_interval(vertices[:, 0], 0.5, Delta)
         assert np.all(lo <= vertices[:, 1] + 1e-15) and np.all(vertices[:, 1] <= hi + 1e-15)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: feasible_region.feasible_interval(0.5, math.nan), "epsilon must be non-negative and finite, got nan"),
+        (lambda: feasible_region.feasible_region_boundaries(0.1, math.nan), r"Delta must lie in \[0, 1\], got nan"),
+        (lambda: feasible_region.feasible_region_vertices(0.1, 1.5), r"Delta must lie in \[0, 1\], got 1.5"),
+        (lambda: feasible_region.privacy_budget(3, 0.1, math.nan), r"delta must lie in \[0, 1\), got nan"),
+        (lambda: feasible_region.privacy_budget(math.inf, 0.1, 0.0), "m must be non-negative and finite, got inf"),
+        (
+            lambda: feasible_region.privacy_cost(np.ones(4), np.ones(4), np.ones(4), 1, -0.1),
+            "epsilon must be non-negative",
+        ),
+    ],
+)
+def test_region_and_budget_refuse_nan_and_out_of_range_arguments(call, message):
+    """Before, a NaN ε or δ went through as NaN bounds and budgets (which no comparison can fail)."""
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -7,6 +7,8 @@ tested in ``test_majority_utility.py``."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -116,3 +118,36 @@ def test_double_subsampling_is_private(epsilon):
         gamma = M.gamma_double_subsampling(11, m)
         assert V.verify_privacy(gamma, 11, m, epsilon).violation <= 1e-12
         assert V.iid_privacy_violation(gamma, 11, m, epsilon, n_grid=101) <= 1e-12
+
+
+# --------------------------------------------------------------------------- arguments
+
+
+@pytest.mark.parametrize("epsilon", [-0.1, 0.0, math.nan, math.inf])
+def test_gamma_constant_refuses_an_epsilon_out_of_range(epsilon):
+    """γ_const needs ε > 0 and finite; before, ε = −0.1 gave the γ of ε = 0.1 (0.6079) and NaN gave NaN."""
+    with pytest.raises(ValueError, match=f"epsilon must be positive and finite, got {epsilon}"):
+        M.gamma_constant(5, 3, epsilon)
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ({"m": 6}, r"m must lie in \[1, K\] = \[1, 5\], got 6"),
+        ({"Delta": math.nan}, r"Delta must lie in \[0, 1\], got nan"),
+        ({"delta": 1.0}, r"delta must lie in \[0, 1\), got 1.0"),
+        ({"tau": -1.0}, "tau must be positive and finite, got -1.0"),
+        ({"majority_delta": math.nan}, r"majority_delta must lie in \[0, 1\], got nan"),
+    ],
+)
+def test_gamma_constant_names_each_argument_out_of_range(arguments, message):
+    with pytest.raises(ValueError, match=message):
+        M.gamma_constant(**{"K": 5, "m": 3, "epsilon": 0.1, **arguments})
+
+
+def test_composed_delta_refuses_a_nan_delta():
+    """Before: ``composed_delta(3, nan)`` returned NaN, a target δ every privacy check then misread."""
+    with pytest.raises(ValueError, match=r"Delta must lie in \[0, 1\], got nan"):
+        M.composed_delta(3, math.nan)
+    with pytest.raises(ValueError, match="m must be non-negative and finite, got -1"):
+        M.composed_delta(-1, 1e-5, "simple")

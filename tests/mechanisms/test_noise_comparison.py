@@ -33,3 +33,11 @@ def test_8_ratios_below_one_and_their_maxima():
     assert top == pytest.approx(0.7681, abs=5e-4) and arg == pytest.approx(0.557, abs=0.01)
     _, top = bounded_max(nc.amplitude_ratio, 0.45, 0.3, 5.0)
     assert top > 1 and top == pytest.approx(1.027, abs=1e-3)
+
+
+@pytest.mark.parametrize("delta", [0.0, 0.5, math.nan])
+def test_epsilon_limits_refuse_a_delta_outside_their_range(delta):
+    """Before, ``δ = 0.5`` and NaN went through (the ratios are defined for ``0 < δ < ½`` only)."""
+    for limit in (nc.amplitude_ratio_epsilon_limit, nc.power_ratio_epsilon_limit):
+        with pytest.raises(ValueError, match=rf"delta must lie in \(0, 0.5\), got {delta}"):
+            limit(delta)

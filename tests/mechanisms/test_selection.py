@@ -14,7 +14,7 @@ from dpbench_histograms import dpbench_histogram as _dpbench
 
 from dpreplication.accounting import max_privacy_loss
 from dpreplication.mechanisms import selection as sel
-from dpreplication.mechanisms.quality import mode_scores
+from dpreplication.mechanisms.quality import median_scores, mode_scores
 from dpreplication.mechanisms.selection import _flip_integral, flip_probabilities
 from dpreplication.numerics import gauss_legendre_unit
 from dpreplication.replications.permute_and_flip import score_vector
@@ -220,12 +220,60 @@ def test_a_hundred_thousand_candidates_sum_to_one():
     assert pmf.sum() == pytest.approx(1.0, abs=1e-12) and np.argmax(pmf) == np.argmax(scores)
 
 
+# ------------------------------------------------------------------ extreme ε: every pmf stays a pmf, concentrated on the arg-max set
+
+
+@pytest.mark.parametrize("epsilon", [1e13, 1e308])
+def test_exact_pmfs_stay_pmfs_on_the_arg_max_set_at_extreme_epsilon(epsilon):
+    """Every exact pmf and the P&F pmf at ε = 1e13 and 1e308: sums to 1, uniform on the arg-max set.
+
+    Before: RNM-Laplace summed to 1 + 5e-6 at ε = 1e13 (to ½ at 1e100), EM gave NaN on ties at 1e308."""
+    for q in (Q5, score_vector("QT"), Q100, [5.0, 5.0, 5.0], [3.0, 2.0, 0.0], [-1e3, -1e3, -1e3 - 0.5]):
+        q = np.asarray(q, dtype=float)
+        top = q == q.max()
+        for name, pmf_of in {**sel.EXACT_PMFS, "permute_and_flip_pmf": sel.permute_and_flip_pmf}.items():
+            pmf = pmf_of(q, epsilon)
+            assert np.all(np.isfinite(pmf)) and pmf.sum() == pytest.approx(1.0, abs=1e-12), (name, q)
+            np.testing.assert_allclose(pmf[top], 1.0 / top.sum(), rtol=0, atol=1e-12, err_msg=name)
+            assert np.all(pmf[~top] <= 1e-12), (name, q)
+
+
+def test_extreme_epsilon_pmfs_equal_those_of_the_scaled_gaps():
+    """Near-ties at ε = 1e12 (b = 2e-12): each pmf equals the pmf of the gaps ``(q − q*)/b`` at b = 1
+    (the pmfs depend on ``(q − q*)/b`` only). Before: EM off by 3e-5, RNM-Laplace by 5e-7 relative."""
+    q = np.array([1.0, 1.0 - 2e-12, 1.0 - 4e-12, 1.0 - 7e-12])
+    gaps = (q - q.max()) / sel.noise_scale(1e12)
+    for name, pmf_of in sel.EXACT_PMFS.items():
+        np.testing.assert_allclose(pmf_of(q, 1e12), pmf_of(gaps, 2.0), rtol=1e-9, atol=0, err_msg=name)
+
+
+def test_the_figures_evaluate_the_pmfs_on_the_raw_scores():
+    """The stable forms take over only beyond the figures' range, so their numbers stay bit for bit:
+    the scores' rounding in units of b at the largest ε the P&F figures evaluate (EM: 1e3, the end of
+    :func:`epsilon_for_expected_error`'s bracket; RNM-Laplace: ε₁, the end of the utility curves)."""
+    for dataset in ("ADULTFRANK", "HEPTH", "INCOME", "MEDCOST", "PATENT", "SEARCHLOGS"):
+        histogram = _dpbench(dataset)
+        for q in (mode_scores(histogram), median_scores(histogram)):
+            assert sel._resolution(q, sel.noise_scale(1e3)) < sel.EM_RESOLUTION_LIMIT / 4
+            epsilon_one = sel.epsilon_for_expected_error(q, 1.0)
+            assert sel._resolution(q, sel.noise_scale(epsilon_one)) < sel.LAPLACE_RESOLUTION_LIMIT / 1000
+
+
 # ------------------------------------------------------------------ arguments; OpenDP's samplers against the exact pmfs (check 12)
 
 
 def test_bad_arguments_are_rejected():
     with pytest.raises(ValueError, match="epsilon"):
         sel.permute_and_flip_pmf(Q5, 0)
+    for pmf_of in sel.EXACT_PMFS.values():
+        for epsilon in (math.nan, math.inf, -1.0):
+            with pytest.raises(ValueError, match=f"epsilon must be positive and finite, got {epsilon}"):
+                pmf_of(Q5, epsilon)
+        with pytest.raises(ValueError, match="sensitivity must be positive and finite, got nan"):
+            pmf_of(Q5, 1.0, math.nan)
+    for worst_case_error in (sel.permute_and_flip_worst_case_error, sel.exponential_mechanism_worst_case_error):
+        with pytest.raises(ValueError, match="epsilon must be non-negative and finite, got nan"):
+            worst_case_error(5, 1.0, math.nan)
     with pytest.raises(ValueError, match="finite"):
         sel.exponential_mechanism_pmf([1.0, np.nan], 1)
     with pytest.raises(ValueError, match="1-D"):

@@ -240,3 +240,12 @@ def test_11_diffprivlib_laplace_bounded_noise_matches_closed_form():
     assert np.all(draws <= tl_mechanism.truncated_laplace_bound(eps, dlt))
     se = draws.std(ddof=1) / math.sqrt(draws.size)
     assert abs(draws.mean() - tl_mechanism.truncated_laplace_amplitude(eps, dlt)) <= 4 * se
+
+
+@pytest.mark.parametrize("epsilon_prime", [math.nan, math.inf, -0.5])
+def test_hockey_stick_refuses_an_epsilon_prime_out_of_range(epsilon_prime):
+    """Before, NaN passed the ``ε' < 0`` check (NaN compares false) and came back as the divergence."""
+    with pytest.raises(ValueError, match=f"epsilon_prime must be non-negative and finite, got {epsilon_prime}"):
+        tl_mechanism.truncated_laplace_hockey_stick(epsilon_prime, 1.0, 1.0, 5.0)
+    with pytest.raises(ValueError, match="shift must be finite, got nan"):
+        tl_mechanism.truncated_laplace_hockey_stick(0.5, math.nan, 1.0, 5.0)

@@ -6,6 +6,7 @@ as needing a download), and a few DP-SGD steps of the teacher trainer."""
 import gzip
 import importlib
 import json
+import math
 import os
 import shutil
 import struct
@@ -235,9 +236,8 @@ def test_dp_sgd_steps_are_seeded_and_counted(dp_sgd):
     assert record.steps == 3 and isinstance(model, teachers.TeacherCNN)
 
 
-def test_teacher_votes_on_a_toy_dataset(tmp_path, monkeypatch, dp_sgd):
-    """The orchestration end to end on synthetic IDX files: shards, calibrated steps within the
-    stated ε, votes for every two-class test image, and the config keys each kind depends on."""
+def toy_teacher_files(tmp_path, monkeypatch):
+    """Synthetic IDX files of a dataset "toy" (120 training, 40 test images of classes 3, 5, 8)."""
     rng = np.random.default_rng(1)
     files = {}
     for split, n in (("train", 120), ("test", 40)):
@@ -249,6 +249,13 @@ def test_teacher_votes_on_a_toy_dataset(tmp_path, monkeypatch, dp_sgd):
         files[labels_name] = write_idx(tmp_path / labels_name, 0x801, (n,), labels)
     entries = tuple(DataFile(name, "file:///nowhere", content_sha256(path)) for name, path in files.items())
     monkeypatch.setitem(DATASETS, "toy", Dataset("toy", entries, "citation", "licence"))
+    return files
+
+
+def test_teacher_votes_on_a_toy_dataset(tmp_path, monkeypatch, dp_sgd):
+    """The orchestration end to end on synthetic IDX files: shards, calibrated steps within the
+    stated ε, votes for every two-class test image, and the config keys each kind depends on."""
+    files = toy_teacher_files(tmp_path, monkeypatch)
     section = {**SETTINGS, "datasets": {"toy": {"epsilon_teacher": 0.5}}, "teachers": 3, "nonprivate_epochs": 1}
     for kind in darrm_teachers.KINDS:
         settings = darrm_teachers.teacher_settings(section, "toy", kind)
@@ -262,6 +269,30 @@ def test_teacher_votes_on_a_toy_dataset(tmp_path, monkeypatch, dp_sgd):
             assert rdp.dp_sgd_epsilon(10.0, table.sample_rate.max(), int(table.steps.iloc[0]) + 1, 1e-4) > 0.5
         else:
             assert table.epsilon.isna().all()
+
+
+@pytest.mark.parametrize("budget", [math.nan, math.inf, -0.1])
+def test_private_steps_refuse_a_non_finite_teacher_budget(budget):
+    """Before, a NaN budget passed: with ``private_steps`` set any number of steps came back, and the
+    calibration returned 1 step (NaN fails every ``ε > budget`` test)."""
+    settings = {"Delta": 1e-4, "noise_multiplier": 10.0}
+    for steps in (10**6, None):
+        with pytest.raises(ValueError, match=f"epsilon_teacher must be positive and finite, got {budget}"):
+            darrm_teachers.private_steps({**settings, "private_steps": steps}, budget, 1 / 32)
+
+
+def test_teacher_votes_refuse_a_teacher_whose_epsilon_is_nan(tmp_path, monkeypatch, dp_sgd):
+    """The over-budget guard fails on NaN: before, ``ε > budget`` was false for ε = NaN and the
+    teacher's votes were kept."""
+    from dpreplication.learning.teachers import TrainingRecord
+
+    files = toy_teacher_files(tmp_path, monkeypatch)
+    section = {**SETTINGS, "datasets": {"toy": {"epsilon_teacher": 0.5}}, "teachers": 3, "private_steps": 1}
+    record = TrainingRecord(1, 1 / 3, 1 / 3, 0.0)
+    monkeypatch.setattr(darrm_teachers, "_train_teacher", lambda *args: (None, record, math.nan, math.nan))
+    settings = darrm_teachers.teacher_settings(section, "toy", "private")
+    with pytest.raises(ValueError, match=r"DP-SGD teacher 0 of toy spends ε = nan, over its budget ε = 0.5"):
+        darrm_teachers.teacher_votes(files, "toy", "private", settings, seed=2)
 
 
 # --------------------------------------------------------------------------- IDX files and the data layer
@@ -292,7 +323,7 @@ def test_idx_reader_reads_images_and_labels(tmp_path):
     ],
 )
 def test_corrupt_idx_files_are_rejected_naming_the_file(tmp_path, corruption, message):
-    path = tmp_path / "train-images-idx3-ubyte"
+    path = tmp_path / "images-idx3"  # not a catalogue name: the IDX reader itself is under test
     corruption(path)
     with pytest.raises(IDXFormatError, match=message) as error:
         read_idx_images(path)

@@ -230,6 +230,15 @@ def test_9_erm_branch_logic():
     assert erm.loss_curvature("logistic") == 0.25 and erm.loss_curvature("huber", 0.5) == 1.0
 
 
+@pytest.mark.parametrize("epsilon", [math.nan, math.inf, 0.0])
+def test_9_erm_refuses_a_budget_out_of_range(epsilon):
+    """Before, ε = NaN gave ``(ε', Δ) = (nan, nan)`` (``max(nan, 0)`` is NaN), a NaN noise norm."""
+    with pytest.raises(ValueError, match=f"epsilon must be positive and finite, got {epsilon}"):
+        erm.erm_calibration(epsilon, 1000, 1e-12, 0.25)
+    with pytest.raises(ValueError, match=f"epsilon_prime must be positive and finite, got {epsilon}"):
+        erm.sample_erm_noise(3, epsilon, np.random.default_rng(0))
+
+
 def test_9_erm_noise_norm_and_direction():
     d, eps_prime = 7, 0.8
     rng = np.random.default_rng(12)
@@ -386,6 +395,24 @@ def test_11_aggregate_noise_scale_and_sensitivity():
         replaced[row] = rng.uniform(-100, 100, 3)
         moved = np.abs(gupt.gupt_aggregate(replaced, (-5.0, 5.0), np.inf, rng) - clamped_mean).sum()
         assert moved <= 3 * 10 / 20 + 1e-12
+
+
+@pytest.mark.parametrize(
+    "epsilon, fraction, message",
+    [
+        (math.nan, 1.0, r"epsilon must be positive \(inf allowed\), got nan"),
+        (0.0, 1.0, r"epsilon must be positive \(inf allowed\), got 0.0"),
+        (1.0, 2.0, r"eps_fraction must lie in \(0, 1\], got 2.0"),
+        (1.0, math.nan, r"eps_fraction must lie in \(0, 1\], got nan"),
+    ],
+)
+def test_11_aggregate_refuses_a_budget_or_share_out_of_range(epsilon, fraction, message):
+    """Before, a share φ = 2 spent 2ε (half the noise), and a NaN ε gave a NaN noise scale."""
+    outputs = np.zeros((20, 3))
+    with pytest.raises(ValueError, match=message):
+        gupt.gupt_noise_scale(3, (-5.0, 5.0), 20, epsilon, fraction)
+    with pytest.raises(ValueError, match=message):
+        gupt.gupt_aggregate(outputs, (-5.0, 5.0), epsilon, np.random.default_rng(0), fraction)
 
 
 def test_11_block_fits_linear_and_kmeans():

@@ -12,6 +12,8 @@ Negative controls: a run trained with σ/2 or 2C fails the noise audit; accounti
 from Opacus' ε; a trainer that hands Opacus σ/2 makes the pipeline raise.
 """
 
+import math
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -141,3 +143,18 @@ def test_teacher_pipeline_refuses_a_run_with_other_settings(monkeypatch):
     )
     with pytest.raises(RuntimeError, match="not the accounted settings"):
         teacher_epsilon(steps=2)
+
+
+@pytest.mark.parametrize(
+    "steps, sigma, clip, message",
+    [
+        (math.inf, SIGMA, CLIP, "steps must be non-negative and finite, got inf"),
+        (STEPS, math.nan, CLIP, "noise_multiplier must be positive and finite, got nan"),
+        (STEPS, 0.0, CLIP, "noise_multiplier must be positive and finite, got 0.0"),
+        (STEPS, SIGMA, math.inf, "max_grad_norm must be positive and finite, got inf"),
+    ],
+)
+def test_the_trainer_refuses_unbounded_steps_and_missing_noise(steps, sigma, clip, message):
+    """Before, infinite steps never ended and a NaN σ reached Opacus; now nothing is trained."""
+    with pytest.raises(ValueError, match=message):
+        teachers.train_private(*shard(), steps, sigma, clip, 0.01, BATCH, 0, teachers.configure_torch(1))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dpreplication.validation import in_unit_interval, non_negative
+
 
 def advanced_composition(epsilon: float, delta: float, queries: int, delta_prime: float) -> tuple[float, float]:
     """``(ε_tot, δ_tot)`` of ``queries`` adaptive ``(ε, δ)``-DP releases by advanced composition.
@@ -18,7 +20,7 @@ def advanced_composition(epsilon: float, delta: float, queries: int, delta_prime
 
     Parameters
     ----------
-    epsilon : float, ε ≥ 0
+    epsilon : float, ε ≥ 0 and finite
         ε of each release.
     delta : float, 0 ≤ δ ≤ 1
         δ of each release.
@@ -31,6 +33,16 @@ def advanced_composition(epsilon: float, delta: float, queries: int, delta_prime
     -------
     tuple of float
         ``(ε_tot, δ_tot)``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range (NaN and infinities included).
     """
+    non_negative("epsilon", epsilon)
+    in_unit_interval("delta", delta, include_one=True)
+    if not (queries >= 1 and float(queries).is_integer()):
+        raise ValueError(f"queries must be an integer ≥ 1, got {queries!r}")
+    in_unit_interval("delta_prime", delta_prime, include_zero=False, include_one=True)
     epsilon_total = np.sqrt(2.0 * queries * np.log(1.0 / delta_prime)) * epsilon + queries * epsilon * np.expm1(epsilon)
     return float(epsilon_total), float(queries * delta + delta_prime)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpreplication.validation import non_negative, positive
+
 
 @dataclass(frozen=True)
 class PrivacyAudit:
@@ -80,9 +82,9 @@ def audit_noise_privacy(
     ----------
     density : callable
         The noise density ``f``, vectorised: maps an array of points to their densities.
-    epsilon : float, ε ≥ 0
+    epsilon : float, ε ≥ 0 and finite
         The ε of the guarantee to check.
-    delta : float, δ ≥ 0
+    delta : float, δ ≥ 0 and finite
         The δ of the guarantee to check.
     support : tuple of float, (lo, hi) with lo < hi
         A bounded interval outside which ``f`` is 0.
@@ -103,11 +105,11 @@ def audit_noise_privacy(
     Raises
     ------
     ValueError
-        If ``sensitivity`` is not positive and finite.
+        If ``sensitivity`` is not positive and finite, or ``ε`` or ``δ`` is negative or not finite.
     """
-    sens = float(sensitivity)
-    if not (np.isfinite(sens) and sens > 0):
-        raise ValueError(f"sensitivity must be positive and finite, got {sensitivity!r}")
+    sens = positive("sensitivity", sensitivity)
+    non_negative("epsilon", epsilon)
+    non_negative("delta", delta)
     lo, hi = float(support[0]) - sens, float(support[1]) + sens
     per_shift = max(1, int(np.ceil(n_points * sens / (hi - lo) / shifts_per_side)))
     step = sens / (per_shift * shifts_per_side)

@@ -39,10 +39,18 @@ from dpreplication.mechanisms.majority import (
     poisson_binomial_pmf,
     validate_ensemble_size,
 )
+from dpreplication.validation import in_unit_interval, non_negative
 
 UNIT_ROUNDOFF = float(np.finfo(float).eps) / 2
 """``u = 2⁻⁵³``: a float64 operation's relative rounding error is at most ``u``."""
 VERTEX_LABELS = ("(0,0)", "(1,1)", "v5", "v6", "(D,0)", "(0,D)", "(1,1-D)", "(1-D,1)")
+
+
+def _target(m: float, epsilon: float, delta: float) -> None:
+    """Check the target ``(mε, δ)``: ``m ≥ 0`` and ``ε ≥ 0`` finite, ``0 ≤ δ < 1``; ``ValueError`` otherwise."""
+    non_negative("m", m)
+    non_negative("epsilon", epsilon)
+    in_unit_interval("delta", delta)
 
 
 @dataclass(frozen=True)
@@ -188,6 +196,7 @@ def verify_privacy(
     >>> verify_privacy(gamma_majority(11), K=11, m=3, epsilon=0.1).violation > 0  # plain majority is not (3ε)-DP
     True
     """
+    _target(m, epsilon, delta)
     on_d, on_d_prime = signed_gamma_sums(gamma, K, epsilon, Delta)
     cost = on_d - np.exp(m * epsilon) * on_d_prime
     worst_one, worst_zero = int(np.argmax(cost)), int(np.argmin(cost))
@@ -257,6 +266,7 @@ def effective_budget(
         The smallest private ``m`` to within ``resolution`` (the upper end of the bracket); 0 if γ
         is private at ``m = 0`` and ``inf`` if not at ``m_max``.
     """
+    _target(0.0 if m_max is None else m_max, epsilon, delta)
     on_d, on_d_prime = signed_gamma_sums(gamma, K, epsilon, Delta)
 
     def private(m):
@@ -325,6 +335,7 @@ def probability_gaps(gamma, p, p_prime, m: float, epsilon: float, delta: float) 
     numpy.ndarray, shape (...)
         The gap per row (probability units; > 0 means a violation).
     """
+    _target(m, epsilon, delta)
     one = darrm_probability_one(gamma, poisson_binomial_pmf(p))
     one_prime = darrm_probability_one(gamma, poisson_binomial_pmf(p_prime))
     e = np.exp(m * epsilon)
@@ -458,6 +469,7 @@ def iid_privacy_violation(
     float
         The largest violation in the units of ``f`` over the grid.
     """
+    _target(m, epsilon, delta)
     p = np.linspace(0.0, 1.0, n_grid)
     lo, hi = feasible_interval(p, epsilon, Delta)
     q = lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, n_grid)[None, :]

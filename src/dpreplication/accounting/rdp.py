@@ -25,8 +25,29 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from dpreplication.validation import in_unit_interval, non_negative, positive
+
 DEFAULT_ORDERS = np.arange(2, 1001)
 """Integer RDP orders ``α``; for σ = 10 and q ≈ 1/32 the optimum is far inside (α* ≈ 150–200)."""
+
+
+def _delta(delta) -> float:
+    """δ of an ``(ε, δ)`` conversion: ``0 < δ < 1`` (δ ≥ 1 would give a meaningless, even negative, ε)."""
+    return in_unit_interval("delta", delta, include_zero=False)
+
+
+def _steps_at_rate(sample_rate, steps) -> None:
+    """Check ``0 < q ≤ 1`` and ``T ≥ 1`` (finite) of a calibration; ``ValueError`` naming the argument otherwise."""
+    in_unit_interval("sample_rate", sample_rate, include_zero=False, include_one=True)
+    if not non_negative("steps", steps) >= 1:
+        raise ValueError(f"steps must be ≥ 1, got {steps!r}")
+
+
+def _sampled_gaussian(sample_rate, noise_multiplier, steps) -> None:
+    """Check ``0 < q ≤ 1``, ``σ > 0`` and ``T ≥ 0`` (all finite); ``ValueError`` naming the argument otherwise."""
+    in_unit_interval("sample_rate", sample_rate, include_zero=False, include_one=True)
+    positive("noise_multiplier", noise_multiplier)
+    non_negative("steps", steps)
 
 
 def sampled_gaussian_rdp(sample_rate: float, noise_multiplier: float, steps: int, orders=DEFAULT_ORDERS) -> np.ndarray:
@@ -54,13 +75,12 @@ def sampled_gaussian_rdp(sample_rate: float, noise_multiplier: float, steps: int
     Raises
     ------
     ValueError
-        If an order is not an integer ≥ 2, or ``q`` or ``σ`` is out of range.
+        If an order is not an integer ≥ 2, or ``q``, ``σ`` or ``T`` is out of range (NaN included).
     """
     orders = np.asarray(orders)
     if np.any(orders < 2) or np.any(orders != np.round(orders)):
         raise ValueError("the exact sampled-Gaussian RDP needs integer orders α ≥ 2")
-    if not 0 < sample_rate <= 1 or noise_multiplier <= 0:
-        raise ValueError(f"need 0 < q ≤ 1 and σ > 0, got q={sample_rate}, σ={noise_multiplier}")
+    _sampled_gaussian(sample_rate, noise_multiplier, steps)
     q, sigma = float(sample_rate), float(noise_multiplier)
     if q == 1.0:
         return steps * orders / (2.0 * sigma**2)
@@ -101,9 +121,15 @@ def rdp_to_epsilon(rdp, orders, delta: float) -> tuple[float, float]:
     Raises
     ------
     ValueError
-        If the optimum sits on the largest order (widen the grid).
+        If ``δ`` is not in ``(0, 1)``, an order is not ``> 1``, an RDP value is NaN, or
+        the optimum sits on the largest order (widen the grid).
     """
+    _delta(delta)
     orders = np.asarray(orders, dtype=float)
+    if not np.all(orders > 1):
+        raise ValueError(f"RDP orders must all be > 1, got {orders!r}")
+    if np.any(np.isnan(rdp)):
+        raise ValueError(f"RDP values must not be NaN, got {rdp!r}")
     epsilon = np.asarray(rdp) + np.log1p(-1.0 / orders) - (np.log(delta) + np.log(orders)) / (orders - 1.0)
     best = int(np.argmin(epsilon))
     if best == orders.size - 1 and orders.size > 1:
@@ -136,12 +162,19 @@ def dp_sgd_epsilon(
     float
         ε of the ``(ε, δ)``-DP guarantee (add/remove-one neighbours).
 
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range (NaN and infinities included).
+
     Examples
     --------
     >>> from dpreplication.accounting import dp_sgd_epsilon
     >>> round(dp_sgd_epsilon(noise_multiplier=1.1, sample_rate=0.01, steps=1000, delta=1e-5), 3)
     1.725
     """
+    _sampled_gaussian(sample_rate, noise_multiplier, steps)
+    _delta(delta)
     if steps == 0:
         return 0.0
     return rdp_to_epsilon(sampled_gaussian_rdp(sample_rate, noise_multiplier, steps, orders), orders, delta)[0]
@@ -161,7 +194,7 @@ def calibrate_steps(
 
     Parameters
     ----------
-    target_epsilon : float, ε > 0
+    target_epsilon : float, ε > 0 and finite
         The ε not to exceed.
     delta : float, 0 < δ < 1
         Target δ.
@@ -182,14 +215,19 @@ def calibrate_steps(
     Raises
     ------
     ValueError
-        If one step already exceeds ``target_epsilon``, or more than ``max_steps`` steps fit.
+        If an argument lies outside its range (a NaN or infinite ``target_epsilon`` included), one
+        step already exceeds ``target_epsilon``, or more than ``max_steps`` steps fit.
     """
+    positive("target_epsilon", target_epsilon)
+    _delta(delta)
+    if not max_steps >= 2:
+        raise ValueError(f"max_steps must be ≥ 2, got {max_steps!r}")
     per_step = sampled_gaussian_rdp(sample_rate, noise_multiplier, 1, orders)
 
     def epsilon(steps):
         return rdp_to_epsilon(steps * per_step, orders, delta)[0]
 
-    if epsilon(1) > target_epsilon:
+    if not epsilon(1) <= target_epsilon:
         raise ValueError(f"even one step exceeds ε = {target_epsilon} (σ = {noise_multiplier}, q = {sample_rate})")
     low, high = 1, 2
     while epsilon(high) <= target_epsilon:
@@ -218,7 +256,7 @@ def calibrate_noise_multiplier(
 
     Parameters
     ----------
-    target_epsilon : float, ε > 0
+    target_epsilon : float, ε > 0 and finite
         The ε to reach.
     delta : float, 0 < δ < 1
         Target δ.
@@ -239,9 +277,14 @@ def calibrate_noise_multiplier(
     Raises
     ------
     ValueError
-        When even σ = 2⁻³⁰ meets the target (no bracket with ε above it).
+        If an argument lies outside its range (NaN and infinities included), or when even
+        σ = 2⁻³⁰ meets the target (no bracket with ε above it).
     """
     from scipy import optimize
+
+    positive("target_epsilon", target_epsilon)
+    _delta(delta)
+    _steps_at_rate(sample_rate, steps)
 
     def excess(sigma):
         return dp_sgd_epsilon(sigma, sample_rate, steps, delta, orders) - target_epsilon
@@ -268,7 +311,7 @@ def opacus_noise_multiplier(
 
     Parameters
     ----------
-    target_epsilon : float, ε > 0
+    target_epsilon : float, ε > 0 and finite
         The ε to reach.
     delta : float, 0 < δ < 1
         Target δ.
@@ -283,10 +326,19 @@ def opacus_noise_multiplier(
     -------
     float
         The noise multiplier σ.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range (NaN and infinities included).
     """
     import warnings
 
     from opacus.accountants.utils import get_noise_multiplier
+
+    positive("target_epsilon", target_epsilon)
+    _delta(delta)
+    _steps_at_rate(sample_rate, steps)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -338,7 +390,7 @@ def gnmax_noise_scale(
 
     Parameters
     ----------
-    epsilon : float, ε > 0
+    epsilon : float, ε > 0 and finite
         Target ε.
     delta : float, 0 < δ < 1
         Target δ.
@@ -376,7 +428,7 @@ def gnmax_variance_curve(
 
     Parameters
     ----------
-    epsilon : float, ε > 0
+    epsilon : float, ε > 0 and finite
         Target ε.
     delta : float, 0 < δ < 1
         Target δ.
@@ -393,8 +445,13 @@ def gnmax_variance_curve(
     Raises
     ------
     ValueError
-        If ``λ_min ≥ max_order``.
+        If ``ε`` or ``δ`` lies outside its range (NaN and infinities included), ``order_offset ≤ 1``,
+        or ``λ_min ≥ max_order``.
     """
+    positive("epsilon", epsilon)
+    _delta(delta)
+    if not order_offset > 1:
+        raise ValueError(f"order_offset must be > 1, got {order_offset!r}")
     log_inverse_delta = np.log(1.0 / delta)
     min_order = log_inverse_delta / epsilon + order_offset
     orders = np.arange(min_order, max_order)
@@ -419,7 +476,16 @@ def gnmax_epsilon(sigma: float, delta: float, order: float) -> float:
     -------
     float
         ε of the ``(ε, δ)``-DP guarantee.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range (NaN and infinities included).
     """
+    positive("sigma", sigma)
+    _delta(delta)
+    if not (order > 1 and np.isfinite(order)):
+        raise ValueError(f"order must be > 1 and finite, got {order!r}")
     return float(order / sigma**2 + np.log(1.0 / delta) / (order - 1.0))
 
 
@@ -445,10 +511,18 @@ def opacus_epsilon(
     -------
     float
         The accountant's ε.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range (NaN and infinities included).
     """
     import warnings
 
     from opacus.accountants import create_accountant
+
+    _sampled_gaussian(sample_rate, noise_multiplier, steps)
+    _delta(delta)
 
     engine = create_accountant(accountant)
     engine.history = [(float(noise_multiplier), float(sample_rate), int(steps))]

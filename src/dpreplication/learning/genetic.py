@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from dpreplication.mechanisms.enhanced_exponential import Dampening, Selector, dampening_factor, select
+from dpreplication.validation import positive
 
 TRACE_COLUMNS = [
     "iteration",
@@ -142,7 +143,9 @@ def iterations(c: float, n: int, epsilon: float, m_prime: int) -> int:
     """``r = max(1, ⌊c·n·ε/m' + ½⌋)`` (paper §3, rounding half up [inferred, as DP-AGD]).
 
     Adult (n = 39,074) with EEM: r = 2, 5, 10, 20, 39, 49 at ε = 0.05 … 1 (spec §2.6).
+    ``ValueError`` unless ε is positive and finite.
     """
+    positive("epsilon", epsilon)
     return max(1, int(np.floor(c * n * epsilon / m_prime + 0.5)))
 
 
@@ -266,8 +269,7 @@ def privgene(
     >>> result.omega.shape, result.iterations  # r = max(1, round(c n ε / m'))
     ((4,), 6)
     """
-    if not (np.isfinite(epsilon) and epsilon > 0):
-        raise ValueError(f"epsilon must be positive and finite, got {epsilon}")
+    positive("epsilon", epsilon)
     k = settings.selected
     r = iterations(settings.c, fitness.size, epsilon, k) if n_iterations is None else int(n_iterations)
     if r < 1:

@@ -22,6 +22,7 @@ import numpy as np
 from scipy import special
 
 from dpreplication.learning.models import PRIVATE_SVM_C, check_labels, huber_hinge, lbfgs_minimise, unit_norm_features
+from dpreplication.validation import positive
 
 LOSSES = ("logistic", "huber")
 LOGISTIC_REGULARISER = 1e-12
@@ -46,7 +47,14 @@ class ErmCalibration:
 
 
 def erm_calibration(epsilon: float, n: int, regulariser: float, curvature: float) -> ErmCalibration:
-    """Return the ``(ε', Δ)`` branch of CMS 2011 Algorithm 2 (module docstring); ``Λ = regulariser``."""
+    """Return the ``(ε', Δ)`` branch of CMS 2011 Algorithm 2 (module docstring); ``Λ = regulariser``.
+
+    ``ValueError`` unless ε, ``n``, Λ and the curvature ``c`` are positive and finite.
+    """
+    positive("epsilon", epsilon)
+    positive("n", n)
+    positive("regulariser", regulariser)
+    positive("curvature", curvature)
     ratio = curvature / (n * regulariser)
     epsilon_prime = epsilon - 2.0 * np.log1p(ratio)
     if epsilon_prime > 0:
@@ -56,7 +64,11 @@ def erm_calibration(epsilon: float, n: int, regulariser: float, curvature: float
 
 
 def sample_erm_noise(dimension: int, epsilon_prime: float, rng: np.random.Generator) -> np.ndarray:
-    """``b`` with density ``∝ exp(-ε'‖b‖/2)``: norm ``~ Gamma(d, 2/ε')``, direction uniform on the sphere."""
+    """``b`` with density ``∝ exp(-ε'‖b‖/2)``: norm ``~ Gamma(d, 2/ε')``, direction uniform on the sphere.
+
+    ``ValueError`` unless ``ε'`` is positive and finite.
+    """
+    positive("epsilon_prime", epsilon_prime)
     direction = rng.standard_normal(dimension)
     direction /= np.linalg.norm(direction)
     return rng.gamma(dimension, 2.0 / epsilon_prime) * direction
@@ -116,8 +128,8 @@ def fit_private_erm(
         Features without a bias column.
     y_pm : numpy.ndarray, shape (n,), entries in {-1, +1}
         Labels.
-    epsilon : float, ε > 0
-        Privacy budget.
+    epsilon : float, ε > 0 and finite
+        Privacy budget (``ValueError`` otherwise).
     rng : numpy.random.Generator
         Source of the noise vector ``b``.
     loss : {"logistic", "huber"}

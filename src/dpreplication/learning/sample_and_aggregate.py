@@ -21,6 +21,7 @@ import numpy as np
 
 from dpreplication.learning.models import PRIVATE_SVM_C, fit_linear_svm, fit_logistic_regression, lloyd_kmeans
 from dpreplication.mechanisms.additive import laplace_mechanism
+from dpreplication.validation import in_unit_interval, positive
 
 BLOCK_EXPONENT = 0.4
 LINEAR_RANGE = (-5.0, 5.0)
@@ -69,7 +70,12 @@ def kmeans_block_outputs(
 def gupt_noise_scale(
     n_outputs: int, value_range: tuple[float, float], n_blocks: int, epsilon: float, eps_fraction: float = 1.0
 ) -> float:
-    """Per-coordinate Laplace scale ``p·(hi - lo)/(ℓ·φ·ε)``; 0 for ``ε = ∞`` (no privacy)."""
+    """Per-coordinate Laplace scale ``p·(hi - lo)/(ℓ·φ·ε)``; 0 for ``ε = ∞`` (no privacy).
+
+    ``ValueError`` unless ``ε > 0`` (``inf`` allowed) and ``0 < φ ≤ 1``.
+    """
+    positive("epsilon", epsilon, allow_infinity=True)
+    in_unit_interval("eps_fraction", eps_fraction, include_zero=False, include_one=True)
     lo, hi = value_range
     return n_outputs * (hi - lo) / (n_blocks * eps_fraction * epsilon)
 
@@ -96,11 +102,11 @@ def gupt_aggregate(
     value_range : tuple of float, (lo, hi) with lo < hi
         Public clamping range of every output coordinate.
     epsilon : float, ε > 0, or ``inf``
-        Privacy budget; ``inf`` disables the noise.
+        Privacy budget; ``inf`` disables the noise (NaN: ``ValueError``).
     rng : numpy.random.Generator
         Source of the Laplace noise.
     eps_fraction : float, 0 < φ ≤ 1
-        Share ``φ`` of ``ε`` spent on the aggregation.
+        Share ``φ`` of ``ε`` spent on the aggregation (``ValueError`` otherwise).
 
     Returns
     -------
@@ -117,6 +123,8 @@ def gupt_aggregate(
     ... ).round(3).tolist()
     [0.526, 0.451]
     """
+    positive("epsilon", epsilon, allow_infinity=True)
+    in_unit_interval("eps_fraction", eps_fraction, include_zero=False, include_one=True)
     outputs = np.asarray(outputs, dtype=float)
     lo, hi = value_range
     n_blocks, n_outputs = outputs.shape

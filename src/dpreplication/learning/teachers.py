@@ -29,6 +29,8 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
+from dpreplication.validation import non_negative, positive
+
 log = logging.getLogger(__name__)
 
 N_CLASSES = 10
@@ -142,11 +144,11 @@ def train_private(
         The shard's images.
     labels : numpy.ndarray, shape (n,), entries in 0..9
         Their classes.
-    steps : int, ≥ 0
+    steps : int, ≥ 0 and finite
         Number of optimiser steps.
-    noise_multiplier : float, σ > 0
+    noise_multiplier : float, σ > 0 and finite
         Noise standard deviation over the clipping norm.
-    max_grad_norm : float, C > 0
+    max_grad_norm : float, C > 0 and finite
         Per-sample gradient clipping norm.
     learning_rate : float, > 0
         Learning rate of the optimiser.
@@ -166,10 +168,17 @@ def train_private(
 
     Raises
     ------
+    ValueError
+        If ``steps``, ``noise_multiplier`` or ``max_grad_norm`` is out of range (NaN and
+        infinities included: an infinite or NaN ``steps`` would never end).
     RuntimeError
         If Opacus' accountant counted a number of steps other than ``steps``.
     """
     from opacus import PrivacyEngine
+
+    non_negative("steps", steps)
+    positive("noise_multiplier", noise_multiplier)
+    positive("max_grad_norm", max_grad_norm)
 
     noise_generator = _seed(seed, device)
     model = TeacherCNN().to(device)

@@ -13,7 +13,8 @@ Mechanisms here, each with its guarantee in its docstring:
   the ε-DP Laplace mechanism ``Laplace(Δ/ε)``.
 
 The truncated Laplacian of Geng, Ding, Guo & Kumar (Def. 3) is in
-:mod:`dpreplication.mechanisms.truncated_laplace`, which shares the validation helpers here.
+:mod:`dpreplication.mechanisms.truncated_laplace`. Arguments are checked by the shared
+validators of :mod:`dpreplication.validation`.
 
 Everything is vectorised over ``ε`` and ``δ`` (numpy broadcasting) and
 evaluated in log space or with ``expm1``/``log1p`` so that the formulas stay
@@ -27,32 +28,7 @@ import numpy as np
 from scipy import optimize, special
 
 from dpreplication.numerics import log1mexp
-
-# --------------------------------------------------------------------------- validation
-
-
-def _positive_finite(name: str, value) -> np.ndarray:
-    array = np.asarray(value, dtype=float)
-    if not np.all(np.isfinite(array) & (array > 0)):
-        raise ValueError(f"{name} must be positive and finite, got {value!r}")
-    return array
-
-
-def _privacy_parameters(epsilon, delta, delta_max: float) -> tuple[np.ndarray, np.ndarray]:
-    """Broadcast ``ε > 0`` and ``0 < δ < delta_max``; raise ``ValueError`` otherwise."""
-    eps = _positive_finite("epsilon", epsilon)
-    dlt = np.asarray(delta, dtype=float)
-    if not np.all((dlt > 0) & (dlt < delta_max)):
-        raise ValueError(f"delta must lie in (0, {delta_max}), got {delta!r}")
-    return np.broadcast_arrays(eps, dlt)
-
-
-def _sensitivity(sensitivity) -> float:
-    value = float(sensitivity)
-    if not (np.isfinite(value) and value > 0):
-        raise ValueError(f"sensitivity must be positive and finite, got {sensitivity!r}")
-    return value
-
+from dpreplication.validation import finite_array, positive, positive_array, privacy_parameters
 
 # --------------------------------------------------------------------------- privacy profiles
 
@@ -68,7 +44,7 @@ def log_gaussian_hockey_stick(epsilon_prime, shift, sigma) -> np.ndarray:
     Parameters
     ----------
     epsilon_prime : float or array_like
-        ``ε'``, real (``ε' ≥ 0`` in DP use).
+        ``ε'``, real and finite (``ε' ≥ 0`` in DP use).
     shift : float or array_like
         Shift ``d ≠ 0`` (finite) between neighbouring query answers; only ``|d|`` enters.
     sigma : float or array_like
@@ -80,9 +56,9 @@ def log_gaussian_hockey_stick(epsilon_prime, shift, sigma) -> np.ndarray:
         ``ln H_{ε'}(d)``; at ``d = Δ`` this is the ``ln δ`` for which ``N(0, σ²)`` noise is
         ``(ε', δ)``-DP (Theorem 8).
     """
-    eps_prime = np.asarray(epsilon_prime, dtype=float)
-    d = _positive_finite("|shift|", np.abs(np.asarray(shift, dtype=float)))
-    sig = _positive_finite("sigma", sigma)
+    eps_prime = finite_array("epsilon_prime", epsilon_prime)
+    d = positive_array("|shift|", np.abs(np.asarray(shift, dtype=float)))
+    sig = positive_array("sigma", sigma)
     half = d / (2.0 * sig)
     drift = eps_prime * sig / d
     log_phi_a = special.log_ndtr(half - drift)
@@ -100,13 +76,13 @@ def gaussian_privacy_profile(epsilon_prime, sigma, sensitivity: float = 1.0) -> 
     Parameters
     ----------
     epsilon_prime : float or array_like
-        ``ε'``, real (``ε' ≥ 0`` in DP use).
+        ``ε'``, real and finite (``ε' ≥ 0`` in DP use).
     sigma : float or array_like
         Noise standard deviation σ > 0 (finite).
     sensitivity : float
         Sensitivity Δ > 0 (finite) of the query.
     """
-    return np.exp(log_gaussian_hockey_stick(epsilon_prime, _sensitivity(sensitivity), sigma))[()]
+    return np.exp(log_gaussian_hockey_stick(epsilon_prime, positive("sensitivity", sensitivity), sigma))[()]
 
 
 def laplace_privacy_profile(epsilon_prime, epsilon, sensitivity: float = 1.0) -> np.ndarray:
@@ -115,15 +91,15 @@ def laplace_privacy_profile(epsilon_prime, epsilon, sensitivity: float = 1.0) ->
     Parameters
     ----------
     epsilon_prime : float or array_like
-        ``ε'``, real (``ε' ≥ 0`` in DP use).
+        ``ε'``, real and finite (``ε' ≥ 0`` in DP use).
     epsilon : float or array_like
         Budget of the Laplace mechanism, ε > 0 (finite; ``ValueError`` otherwise).
     sensitivity : float
         Sensitivity Δ > 0 (finite; ``ValueError`` otherwise); the profile does not depend on it.
     """
-    _positive_finite("sensitivity", sensitivity)
-    eps = _positive_finite("epsilon", epsilon)
-    eps_prime = np.asarray(epsilon_prime, dtype=float)
+    positive("sensitivity", sensitivity)
+    eps = positive_array("epsilon", epsilon)
+    eps_prime = finite_array("epsilon_prime", epsilon_prime)
     return np.maximum(0.0, -np.expm1(np.minimum(eps_prime - eps, 0.0) / 2.0))[()]
 
 
@@ -166,8 +142,8 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity: float = 1.0, iterations
     >>> round(float(analytic_gaussian_sigma(1.0, 1e-6)), 4), round(float(classic_gaussian_sigma(1.0, 1e-6)), 4)
     (4.2247, 5.2988)
     """
-    eps, dlt = _privacy_parameters(epsilon, delta, delta_max=1.0)
-    sens = _sensitivity(sensitivity)
+    eps, dlt = privacy_parameters(epsilon, delta, delta_max=1.0)
+    sens = positive("sensitivity", sensitivity)
     target = np.log(dlt)
     lo = np.full(eps.shape, -40.0)
     hi = np.full(eps.shape, 40.0)
@@ -202,8 +178,8 @@ def analytic_gaussian_sigma_algorithm1(epsilon: float, delta: float, sensitivity
     float
         σ.
     """
-    eps, dlt = (float(v) for v in _privacy_parameters(epsilon, delta, delta_max=1.0))
-    sens = _sensitivity(sensitivity)
+    eps, dlt = (float(v) for v in privacy_parameters(epsilon, delta, delta_max=1.0))
+    sens = positive("sensitivity", sensitivity)
     ndtr = special.ndtr
     delta_zero = ndtr(0.0) - np.exp(eps) * ndtr(-np.sqrt(2.0 * eps))
 
@@ -249,8 +225,8 @@ def classic_gaussian_sigma(epsilon, delta, sensitivity: float = 1.0) -> np.ndarr
     >>> round(float(classic_gaussian_sigma(0.5, 1e-5)), 4)
     9.6896
     """
-    eps, dlt = _privacy_parameters(epsilon, delta, delta_max=1.0)
-    return (_sensitivity(sensitivity) * np.sqrt(2.0 * np.log(1.25 / dlt)) / eps)[()]
+    eps, dlt = privacy_parameters(epsilon, delta, delta_max=1.0)
+    return (positive("sensitivity", sensitivity) * np.sqrt(2.0 * np.log(1.25 / dlt)) / eps)[()]
 
 
 def gaussian_amplitude(sigma) -> np.ndarray:
@@ -285,9 +261,9 @@ def gaussian_pdf(x, sigma) -> np.ndarray:
     x : float or array_like
         Points at which to evaluate, any real.
     sigma : float
-        Standard deviation σ > 0 (a scalar).
+        Standard deviation σ > 0 and finite (a scalar; ``ValueError`` otherwise).
     """
-    x, sigma = np.asarray(x, dtype=float), float(sigma)
+    x, sigma = np.asarray(x, dtype=float), positive("sigma", sigma)
     return (np.exp(-0.5 * (x / sigma) ** 2) / (sigma * np.sqrt(2.0 * np.pi)))[()]
 
 
@@ -301,7 +277,7 @@ def laplace_scale(epsilon, sensitivity: float = 1.0) -> np.ndarray:
     sensitivity : float
         Sensitivity Δ > 0 (finite) of the query.
     """
-    return (_sensitivity(sensitivity) / _positive_finite("epsilon", epsilon))[()]
+    return (positive("sensitivity", sensitivity) / positive_array("epsilon", epsilon))[()]
 
 
 def laplace_pdf(x, scale) -> np.ndarray:
@@ -312,9 +288,9 @@ def laplace_pdf(x, scale) -> np.ndarray:
     x : float or array_like
         Points at which to evaluate, any real.
     scale : float
-        Scale ``b > 0`` (a scalar).
+        Scale ``b > 0`` and finite (a scalar; ``ValueError`` otherwise).
     """
-    x, scale = np.asarray(x, dtype=float), float(scale)
+    x, scale = np.asarray(x, dtype=float), positive("scale", scale)
     return (np.exp(-np.abs(x) / scale) / (2.0 * scale))[()]
 
 

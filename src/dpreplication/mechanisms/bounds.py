@@ -34,6 +34,7 @@ from dpreplication.mechanisms.truncated_laplace import (
     truncated_laplace_amplitude,
     truncated_laplace_power,
 )
+from dpreplication.validation import positive, positive_array, privacy_delta
 
 _SERIES_SWITCH = 0.5
 _SERIES_TERMS = 24
@@ -151,15 +152,15 @@ def amplitude_upper_bound_joint_limit(epsilon, delta, sensitivity: float = 1.0) 
     Parameters
     ----------
     epsilon : float or array_like
-        ε > 0; the approximation is for small ε.
+        ε > 0 and finite; the approximation is for small ε.
     delta : float or array_like
-        δ > 0; the approximation is for small δ.
+        δ > 0 and finite; the approximation is for small δ.
     sensitivity : float
-        Sensitivity Δ > 0 of the query.
+        Sensitivity Δ > 0 (finite) of the query.
     """
-    eps = np.asarray(epsilon, dtype=float)
-    ratio = eps / (2.0 * np.asarray(delta, dtype=float))
-    return (float(sensitivity) / eps * -np.expm1(np.log(np.log1p(ratio)) - np.log(ratio)))[()]
+    eps = positive_array("epsilon", epsilon)
+    ratio = eps / (2.0 * positive_array("delta", delta))
+    return (positive("sensitivity", sensitivity) / eps * -np.expm1(np.log(np.log1p(ratio)) - np.log(ratio)))[()]
 
 
 def amplitude_lower_bound(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
@@ -247,11 +248,11 @@ def amplitude_lower_bound_small_delta_limit(epsilon, sensitivity: float = 1.0) -
     Parameters
     ----------
     epsilon : float or array_like
-        Privacy budget, ε > 0.
+        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
     sensitivity : float
-        Sensitivity Δ > 0 of the query.
+        Sensitivity Δ > 0 (finite) of the query.
     """
-    return (float(sensitivity) / np.expm1(np.asarray(epsilon, dtype=float)))[()]
+    return (positive("sensitivity", sensitivity) / np.expm1(positive_array("epsilon", epsilon)))[()]
 
 
 def power_lower_bound_small_delta_limit(epsilon, sensitivity: float = 1.0) -> np.ndarray:
@@ -260,12 +261,12 @@ def power_lower_bound_small_delta_limit(epsilon, sensitivity: float = 1.0) -> np
     Parameters
     ----------
     epsilon : float or array_like
-        Privacy budget, ε > 0.
+        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
     sensitivity : float
-        Sensitivity Δ > 0 of the query.
+        Sensitivity Δ > 0 (finite) of the query.
     """
-    eps = np.asarray(epsilon, dtype=float)
-    return (float(sensitivity) ** 2 * (np.exp(eps) + 1.0) / np.expm1(eps) ** 2)[()]
+    eps = positive_array("epsilon", epsilon)
+    return (positive("sensitivity", sensitivity) ** 2 * (np.exp(eps) + 1.0) / np.expm1(eps) ** 2)[()]
 
 
 def amplitude_ratio_small_delta_limit(epsilon) -> np.ndarray:
@@ -274,9 +275,9 @@ def amplitude_ratio_small_delta_limit(epsilon) -> np.ndarray:
     Parameters
     ----------
     epsilon : float or array_like
-        Privacy budget, ε > 0.
+        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
     """
-    eps = np.asarray(epsilon, dtype=float)
+    eps = positive_array("epsilon", epsilon)
     return (eps / np.expm1(eps))[()]
 
 
@@ -286,9 +287,9 @@ def power_ratio_small_delta_limit(epsilon) -> np.ndarray:
     Parameters
     ----------
     epsilon : float or array_like
-        Privacy budget, ε > 0.
+        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
     """
-    eps = np.asarray(epsilon, dtype=float)
+    eps = positive_array("epsilon", epsilon)
     return (eps**2 * (np.exp(eps) + 1.0) / (2.0 * np.expm1(eps) ** 2))[()]
 
 
@@ -300,14 +301,14 @@ def amplitude_lower_bound_small_epsilon_limit(delta, sensitivity: float = 1.0) -
     Parameters
     ----------
     delta : float or array_like
-        Privacy parameter, 0 < δ < ½.
+        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
     sensitivity : float
-        Sensitivity Δ > 0 of the query.
+        Sensitivity Δ > 0 (finite) of the query.
     """
-    dlt = np.asarray(delta, dtype=float)
+    dlt = privacy_delta(delta, delta_max=0.5)
     n = 0.5 / dlt
     m = np.floor(n)
-    return (2.0 * float(sensitivity) * dlt * (m * n - m * (m + 1) / 2.0))[()]
+    return (2.0 * positive("sensitivity", sensitivity) * dlt * (m * n - m * (m + 1) / 2.0))[()]
 
 
 def power_lower_bound_small_epsilon_limit(delta, sensitivity: float = 1.0) -> np.ndarray:
@@ -318,15 +319,15 @@ def power_lower_bound_small_epsilon_limit(delta, sensitivity: float = 1.0) -> np
     Parameters
     ----------
     delta : float or array_like
-        Privacy parameter, 0 < δ < ½.
+        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
     sensitivity : float
-        Sensitivity Δ > 0 of the query.
+        Sensitivity Δ > 0 (finite) of the query.
     """
-    dlt = np.asarray(delta, dtype=float)
+    dlt = privacy_delta(delta, delta_max=0.5)
     n = 0.5 / dlt
     m = np.floor(n)
     weighted = n * m**2 - (m * (m + 1) * (2 * m + 1) / 3.0 - m * (m + 1) / 2.0)
-    return (2.0 * float(sensitivity) ** 2 * dlt * weighted)[()]
+    return (2.0 * positive("sensitivity", sensitivity) ** 2 * dlt * weighted)[()]
 
 
 def amplitude_ratio_small_epsilon_limit(delta) -> np.ndarray:
@@ -335,9 +336,9 @@ def amplitude_ratio_small_epsilon_limit(delta) -> np.ndarray:
     Parameters
     ----------
     delta : float or array_like
-        Privacy parameter, 0 < δ < ½.
+        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
     """
-    return (1.0 - 2.0 * np.asarray(delta, dtype=float))[()]
+    return (1.0 - 2.0 * privacy_delta(delta, delta_max=0.5))[()]
 
 
 def power_ratio_small_epsilon_limit(delta) -> np.ndarray:
@@ -346,9 +347,9 @@ def power_ratio_small_epsilon_limit(delta) -> np.ndarray:
     Parameters
     ----------
     delta : float or array_like
-        Privacy parameter, 0 < δ < ½.
+        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
     """
-    dlt = np.asarray(delta, dtype=float)
+    dlt = privacy_delta(delta, delta_max=0.5)
     return ((1.0 - dlt) * (1.0 - 2.0 * dlt))[()]
 
 

@@ -30,6 +30,7 @@ from typing import Literal
 import numpy as np
 
 from dpreplication.mechanisms import selection, selection_sampling
+from dpreplication.validation import non_negative
 
 Selector = Literal["exponential_mechanism", "rnm_exp"]
 SELECTORS: dict[str, str] = {"exponential_mechanism": "gumbel", "rnm_exp": "exponential"}
@@ -45,9 +46,9 @@ def dampening_factor(delta1: float, delta2: float, rule: Dampening = "eem") -> f
     Parameters
     ----------
     delta1 : float
-        ``Δ1 ≥ 0`` of Eq. 7 (Lemma 2).
+        ``Δ1 ≥ 0`` of Eq. 7 (Lemma 2), finite (``ValueError`` otherwise).
     delta2 : float
-        ``Δ2 ≥ 0`` of Eq. 8 (Lemma 3).
+        ``Δ2 ≥ 0`` of Eq. 8 (Lemma 3); ``inf`` where it is not derived (``ValueError`` if NaN).
     rule : {"eem", "em"}
         EEM (``min(Δ1, Δ2)``) or the ordinary exponential mechanism (``Δ1``); ``ValueError`` otherwise.
 
@@ -62,6 +63,8 @@ def dampening_factor(delta1: float, delta2: float, rule: Dampening = "eem") -> f
     >>> dampening_factor(128.0, 56.0), dampening_factor(128.0, 56.0, rule='em')  # Example 1 of the paper
     (56.0, 128.0)
     """
+    non_negative("delta1", delta1)
+    non_negative("delta2", delta2, allow_infinity=True)
     if rule == "eem":
         return float(min(delta1, delta2))
     if rule == "em":

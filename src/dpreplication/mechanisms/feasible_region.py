@@ -22,6 +22,13 @@ from scipy import special
 
 from dpreplication.mechanisms.majority import majority_signs, validate_ensemble_size
 from dpreplication.numerics import row_chunks
+from dpreplication.validation import in_unit_interval, non_negative
+
+
+def _region(epsilon: float, Delta: float) -> None:
+    """Check the parameters of F: ``ε ≥ 0`` finite, ``0 ≤ Δ ≤ 1`` (else the region leaves the unit square)."""
+    non_negative("epsilon", epsilon)
+    in_unit_interval("Delta", Delta, include_one=True)
 
 
 def feasible_region_vertices(epsilon: float, Delta: float = 0.0) -> np.ndarray:
@@ -47,8 +54,7 @@ def feasible_region_vertices(epsilon: float, Delta: float = 0.0) -> np.ndarray:
     ValueError
         If ε or Δ lies outside its range (the vertices would leave the unit square).
     """
-    if not (np.isfinite(epsilon) and epsilon >= 0 and 0 <= Delta <= 1):
-        raise ValueError(f"need finite epsilon >= 0 and 0 <= Delta <= 1, got epsilon={epsilon!r}, Delta={Delta!r}")
+    _region(epsilon, Delta)
     e = np.exp(epsilon)
     v5 = ((e + Delta) / (1 + e), (1 - Delta) / (1 + e))
     vertices = [(0.0, 0.0), (1.0, 1.0), v5, v5[::-1]]
@@ -65,15 +71,16 @@ def feasible_interval(p, epsilon: float, Delta: float = 0.0) -> tuple[np.ndarray
     p : float or array_like
         ``Pr[M(D) = 1] ∈ [0, 1]``.
     epsilon : float
-        ε ≥ 0 of each binary mechanism.
+        ε ≥ 0 of each binary mechanism, finite.
     Delta : float
-        Δ of each binary mechanism, ``0 ≤ Δ ≤ 1``.
+        Δ of each binary mechanism, ``0 ≤ Δ ≤ 1`` (``ValueError`` otherwise).
 
     Returns
     -------
     tuple of ndarray
         ``(lo, hi)``, each of ``p``'s shape.
     """
+    _region(epsilon, Delta)
     p = np.asarray(p, dtype=float)
     e = np.exp(epsilon)
     lo = np.maximum.reduce([np.zeros_like(p), (p - Delta) / e, 1.0 - e * (1.0 - p) - Delta])
@@ -87,15 +94,16 @@ def feasible_region_boundaries(epsilon: float, Delta: float = 0.0) -> dict[str, 
     Parameters
     ----------
     epsilon : float
-        ε ≥ 0 of each binary mechanism.
+        ε ≥ 0 of each binary mechanism, finite.
     Delta : float
-        Δ of each binary mechanism, ``0 ≤ Δ ≤ 1``.
+        Δ of each binary mechanism, ``0 ≤ Δ ≤ 1`` (``ValueError`` otherwise).
 
     Returns
     -------
     dict of str to tuple of (str, callable)
         ``label → (equation, b)`` (spec §1.1); ``b`` maps ``p`` to ``p'``.
     """
+    _region(epsilon, Delta)
     e = np.exp(epsilon)
     return {
         "(a)": ("p = e^eps p' + Delta", lambda p: (p - Delta) / e),
@@ -129,9 +137,9 @@ def sample_feasible_pairs(
     K : int
         Number of mechanisms per row, ``K ≥ 1``.
     epsilon : float
-        ε ≥ 0 of each binary mechanism.
+        ε ≥ 0 of each binary mechanism, finite.
     Delta : float
-        Δ of each binary mechanism, ``0 ≤ Δ ≤ 1``.
+        Δ of each binary mechanism, ``0 ≤ Δ ≤ 1`` (``ValueError`` otherwise).
     rng : numpy.random.Generator
         Source of the points.
     near_vertex_fraction : float
@@ -288,9 +296,9 @@ def vertex_multisets(K: int, epsilon: float, Delta: float = 0.0) -> VertexMultis
     K : int
         Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
     epsilon : float
-        ε ≥ 0 of each binary mechanism.
+        ε ≥ 0 of each binary mechanism, finite.
     Delta : float
-        Δ of each binary mechanism, ``0 ≤ Δ ≤ 1``.
+        Δ of each binary mechanism, ``0 ≤ Δ ≤ 1`` (``ValueError`` otherwise).
 
     Returns
     -------
@@ -334,12 +342,20 @@ def privacy_budget(m: float, epsilon: float, delta: float) -> float:
     Parameters
     ----------
     m : float
-        Budget multiple, ``m > 0``: the target is ``(mε, δ)``-DP.
+        Budget multiple, ``m ≥ 0`` and finite: the target is ``(mε, δ)``-DP.
     epsilon : float
-        ε ≥ 0 of each mechanism.
+        ε ≥ 0 of each mechanism, finite.
     delta : float
         Target δ, ``0 ≤ δ < 1``.
+
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range (NaN and infinities included).
     """
+    non_negative("m", m)
+    non_negative("epsilon", epsilon)
+    in_unit_interval("delta", delta)
     return float(np.expm1(m * epsilon) + 2.0 * delta)
 
 
@@ -357,15 +373,17 @@ def privacy_cost(gamma, alpha, alpha_prime, m: float, epsilon: float) -> np.ndar
     alpha_prime : array_like of shape (..., K + 1)
         Vote-count pmfs on ``D'``.
     m : float
-        Budget multiple, ``m > 0``: the target is ``(mε, δ)``-DP.
+        Budget multiple, ``m ≥ 0`` and finite: the target is ``(mε, δ)``-DP.
     epsilon : float
-        ε ≥ 0 of each mechanism.
+        ε ≥ 0 of each mechanism, finite.
 
     Returns
     -------
     ndarray of shape (...)
         ``f`` per row.
     """
+    non_negative("m", m)
+    non_negative("epsilon", epsilon)
     alpha = np.asarray(alpha, dtype=float)
     weights = majority_signs(alpha.shape[-1] - 1) * np.asarray(gamma, dtype=float)
     return alpha @ weights - np.exp(m * epsilon) * (np.asarray(alpha_prime, dtype=float) @ weights)
@@ -383,15 +401,17 @@ def folded_constraint_rows(alpha, alpha_prime, m: float, epsilon: float) -> np.n
     alpha_prime : array_like of shape (..., K + 1)
         Vote-count pmfs on ``D'``.
     m : float
-        Budget multiple, ``m > 0``: the target is ``(mε, δ)``-DP.
+        Budget multiple, ``m ≥ 0`` and finite: the target is ``(mε, δ)``-DP.
     epsilon : float
-        ε ≥ 0 of each mechanism.
+        ε ≥ 0 of each mechanism, finite.
 
     Returns
     -------
     ndarray of shape (..., (K + 1)/2)
         The rows ``R``.
     """
+    non_negative("m", m)
+    non_negative("epsilon", epsilon)
     difference = np.asarray(alpha) - np.exp(m * epsilon) * np.asarray(alpha_prime)
     half = difference.shape[-1] // 2
     return difference[..., half:] - difference[..., :half][..., ::-1]

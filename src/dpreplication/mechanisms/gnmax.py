@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from dpreplication.validation import positive
+
 
 def gnmax_aggregate(counts, sigma: float, rng: np.random.Generator) -> np.ndarray:
     """GNMax (Papernot et al. 2018): ``argmax_c (n_c + N(0, σ²))`` per row of vote counts ``(n, C)``.
@@ -43,8 +45,7 @@ def gnmax_aggregate(counts, sigma: float, rng: np.random.Generator) -> np.ndarra
     >>> gnmax_aggregate([[9, 2], [1, 10]], sigma=3.0, rng=np.random.default_rng(0)).tolist()
     [0, 1]
     """
-    if not (np.isfinite(sigma) and sigma > 0):
-        raise ValueError(f"GNMax needs noise: sigma must be positive and finite, got {sigma!r}")
+    positive("sigma", sigma)  # σ = 0 would release the non-private argmax
     counts = np.atleast_2d(np.asarray(counts, dtype=float))
     return np.argmax(counts + sigma * rng.standard_normal(counts.shape), axis=1)
 
@@ -60,12 +61,13 @@ def gnmax_probability_first(counts, sigma: float) -> np.ndarray:
     counts : array_like of shape (n, 2) or (2,)
         Vote counts ``(n_0, n_1)`` per row; a 1-D array is one row.
     sigma : float
-        Standard deviation σ of GNMax's noise, σ > 0.
+        Standard deviation σ of GNMax's noise, σ > 0 and finite (``ValueError`` otherwise).
 
     Returns
     -------
     ndarray of shape (n,)
         ``Pr[GNMax = 0]`` per row, in ``[0, 1]``.
     """
+    positive("sigma", sigma)
     counts = np.atleast_2d(np.asarray(counts, dtype=float))
     return special.ndtr((counts[:, 0] - counts[:, 1]) / (np.sqrt(2.0) * sigma))

@@ -36,6 +36,8 @@ from itertools import combinations
 import numpy as np
 from scipy import stats
 
+from dpreplication.validation import in_unit_interval, non_negative, positive
+
 # --------------------------------------------------------------------------- basics
 
 
@@ -104,12 +106,14 @@ def composed_delta(m: int, Delta: float, composition: str = "general") -> float:
     Parameters
     ----------
     m : int
-        Number of composed mechanisms, ``m ≥ 0``.
+        Number of composed mechanisms, ``m ≥ 0`` and finite (``ValueError`` otherwise).
     Delta : float
-        δ of each mechanism, ``0 ≤ Δ ≤ 1``.
+        δ of each mechanism, ``0 ≤ Δ ≤ 1`` (``ValueError`` otherwise).
     composition : {"general", "simple"}
         The formula; ``ValueError`` otherwise.
     """
+    non_negative("m", m)
+    in_unit_interval("Delta", Delta, include_one=True)
     if composition == "general":
         return float(-np.expm1(m * np.log1p(-Delta)))
     if composition == "simple":
@@ -371,15 +375,15 @@ def gamma_constant(
     m : int
         Budget multiple: the target is ``(mε, δ)``-DP, ``1 ≤ m ≤ K``.
     epsilon : float
-        ε > 0 of each mechanism.
+        ε > 0 of each mechanism, finite.
     Delta : float
         δ of each mechanism, ``0 ≤ Δ ≤ 1``.
     delta : float or None
-        Target δ ≥ 0; ``None``: ``composed_delta(m, Δ, composition)``.
+        Target δ, ``0 ≤ δ < 1``; ``None``: ``composed_delta(m, Δ, composition)``.
     composition : {"general", "simple"}
         Formula of :func:`composed_delta` for the defaults.
     tau : float or None
-        ``τ > 0`` such that ``g`` is ``(τε, λ)``-DP; ``None``: ``K``.
+        ``τ > 0`` (finite) such that ``g`` is ``(τε, λ)``-DP; ``None``: ``K``.
     majority_delta : float or None
         ``λ ∈ [0, 1]``; ``None``: ``composed_delta(K, Δ, composition)``.
 
@@ -388,6 +392,11 @@ def gamma_constant(
     ndarray of shape (K + 1,)
         The constant γ in every entry.
 
+    Raises
+    ------
+    ValueError
+        If an argument lies outside its range (NaN and infinities included).
+
     Examples
     --------
     >>> from dpreplication.mechanisms import gamma_constant
@@ -395,9 +404,17 @@ def gamma_constant(
     [0.6079, 0.6079, 0.6079, 0.6079, 0.6079, 0.6079]
     """
     K = validate_ensemble_size(K)
-    tau = float(K if tau is None else tau)
-    lam = composed_delta(K, Delta, composition) if majority_delta is None else float(majority_delta)
-    delta = composed_delta(m, Delta, composition) if delta is None else float(delta)
+    if not 1 <= m <= K:
+        raise ValueError(f"m must lie in [1, K] = [1, {K}], got {m!r}")
+    positive("epsilon", epsilon)
+    in_unit_interval("Delta", Delta, include_one=True)
+    tau = float(K if tau is None else positive("tau", tau))
+    lam = (
+        composed_delta(K, Delta, composition)
+        if majority_delta is None
+        else in_unit_interval("majority_delta", majority_delta, include_one=True)
+    )
+    delta = composed_delta(m, Delta, composition) if delta is None else in_unit_interval("delta", delta)
     e_m, e_tau = np.exp(m * epsilon), np.exp(tau * epsilon)
     denominator = 2.0 * (e_tau - e_m + (1.0 + e_m) * lam) / (e_tau + 1.0) + e_m - 1.0
     value = (np.expm1(m * epsilon) + 2.0 * delta) / denominator

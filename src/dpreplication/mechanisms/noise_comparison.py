@@ -19,6 +19,7 @@ from scipy import optimize, special
 
 from dpreplication.mechanisms import additive as add
 from dpreplication.mechanisms.truncated_laplace import truncated_laplace_amplitude, truncated_laplace_power
+from dpreplication.validation import privacy_delta
 
 AMPLITUDE_RATIO_DOUBLE_LIMIT = np.pi / 4.0
 """``lim_{δ→0} lim_{ε→0} R_V``."""
@@ -123,10 +124,11 @@ def amplitude_ratio_epsilon_limit(delta) -> np.ndarray:
     Parameters
     ----------
     delta : float or array_like
-        0 < δ < ½, the range of ``R_V`` (the formula itself is finite for ``0 < δ < 1``).
+        0 < δ < ½, the range of ``R_V`` (``ValueError`` otherwise).
     """
-    z = special.ndtri((1.0 + np.asarray(delta, dtype=float)) / 2.0)
-    return (np.sqrt(np.pi / 2.0) * z / (2.0 * np.asarray(delta, dtype=float)))[()]
+    dlt = privacy_delta(delta, delta_max=0.5)
+    z = special.ndtri((1.0 + dlt) / 2.0)
+    return (np.sqrt(np.pi / 2.0) * z / (2.0 * dlt))[()]
 
 
 def power_ratio_epsilon_limit(delta) -> np.ndarray:
@@ -137,10 +139,11 @@ def power_ratio_epsilon_limit(delta) -> np.ndarray:
     Parameters
     ----------
     delta : float or array_like
-        0 < δ < ½, the range of ``R_D`` (the formula itself is finite for ``0 < δ < 1``).
+        0 < δ < ½, the range of ``R_D`` (``ValueError`` otherwise).
     """
-    z = special.ndtri((1.0 + np.asarray(delta, dtype=float)) / 2.0)
-    return (z**2 / (3.0 * np.asarray(delta, dtype=float) ** 2))[()]
+    dlt = privacy_delta(delta, delta_max=0.5)
+    z = special.ndtri((1.0 + dlt) / 2.0)
+    return (z**2 / (3.0 * dlt**2))[()]
 
 
 def max_ratio_over_epsilon(

@@ -15,8 +15,8 @@ mechanism, and its exact hockey-stick divergence and privacy profile (spec §3).
 Everything is vectorised over ``ε`` and ``δ`` (numpy broadcasting) and evaluated in log space or
 with ``expm1``/``log1p`` (Taylor series of ``g`` and ``h`` for ``r < 0.1``) so that the formulas
 stay accurate for ``δ`` down to ``1e-300`` and ``ε`` from ``1e-8`` up to ``100``. Functions given
-only scalars return numpy scalars (``np.float64``). The validation of ``ε``, ``δ`` and Δ is shared
-with :mod:`dpreplication.mechanisms.additive`.
+only scalars return numpy scalars (``np.float64``). ``ε``, ``δ`` and Δ are checked by the shared
+validators of :mod:`dpreplication.validation`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpreplication.mechanisms.additive import _positive_finite, _privacy_parameters, _sensitivity
+from dpreplication.validation import finite_array, non_negative_array, positive, positive_array, privacy_parameters
 
 # --------------------------------------------------------------------------- log space
 
@@ -190,8 +190,8 @@ def calibrate_truncated_laplace(epsilon, delta, sensitivity: float = 1.0) -> Tru
     >>> float(calibration.scale), round(float(calibration.bound), 4)
     (1.0, 13.6637)
     """
-    eps, dlt = _privacy_parameters(epsilon, delta, delta_max=0.5)
-    sens = _sensitivity(sensitivity)
+    eps, dlt = privacy_parameters(epsilon, delta, delta_max=0.5)
+    sens = positive("sensitivity", sensitivity)
     log_expm1_eps = _log_expm1(eps)
     log_r = log_expm1_eps - np.log(2.0 * dlt)
     big_l = np.logaddexp(0.0, log_r)
@@ -283,7 +283,7 @@ def truncated_laplace_power(epsilon, delta, sensitivity: float = 1.0) -> np.ndar
 
 
 def _shape(scale, bound) -> tuple[np.ndarray, np.ndarray]:
-    return _positive_finite("scale", scale), _positive_finite("bound", bound)
+    return positive_array("scale", scale), positive_array("bound", bound)
 
 
 def truncated_laplace_pdf(x, scale, bound) -> np.ndarray:
@@ -469,9 +469,9 @@ def truncated_laplace_hockey_stick(epsilon_prime, shift, scale, bound) -> np.nda
     Parameters
     ----------
     epsilon_prime : float or array_like
-        ``ε' ≥ 0`` (``ValueError`` otherwise).
+        ``ε' ≥ 0`` and finite (``ValueError`` otherwise).
     shift : float or array_like
-        Shift ``d`` between neighbouring query answers, any real (only ``|d|`` enters).
+        Shift ``d`` between neighbouring query answers, any finite real (only ``|d|`` enters).
     scale : float or array_like
         ``λ > 0`` (finite); ``Δ/ε`` when calibrated.
     bound : float or array_like
@@ -483,10 +483,8 @@ def truncated_laplace_hockey_stick(epsilon_prime, shift, scale, bound) -> np.nda
         ``H_{ε'}(d) ∈ [0, 1]``, broadcast over the arguments.
     """
     lam, big_a = _shape(scale, bound)
-    eps_prime = np.asarray(epsilon_prime, dtype=float)
-    if np.any(eps_prime < 0):
-        raise ValueError("epsilon_prime must be non-negative")
-    s = np.abs(np.asarray(shift, dtype=float)) / lam
+    eps_prime = non_negative_array("epsilon_prime", epsilon_prime)
+    s = np.abs(finite_array("shift", shift)) / lam
     a = big_a / lam
     eps_prime, s, a = np.broadcast_arrays(eps_prime, s, a)
     start = np.maximum(a - s, -a)
