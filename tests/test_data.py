@@ -4,12 +4,17 @@ import gzip
 import hashlib
 import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from dpreplication.data import DATASETS, DataIntegrityError, fetch, load_dpbench_histogram, resolve_mirror, verify
+from dpreplication.data.catalog import DataFile, Dataset
 from dpreplication.data.fetch import MIRROR_ENV, content_sha256
 from dpreplication.workflow_config import profile_config
 
@@ -193,3 +198,146 @@ def test_a_failing_job_writes_its_exception_into_its_log(tmp_path):
     assert result.returncode != 0 and "RuntimeError" in result.stderr
     log = (tmp_path / "job.log").read_text()
     assert "the job failed" in log and "data file x is corrupt: expected SHA256 abc" in log
+
+
+# --------------------------------------------------------------------------- verified in any folder
+
+
+def test_a_corrupt_copy_in_a_folder_of_another_name_is_refused(mirror, tmp_path):
+    """Before, only a file in a folder named after its dataset was verified: a DPBench copy with
+    one flipped byte elsewhere read silently (a count of 7.2e16). Found by its name, it is checked."""
+    local = tmp_path / "copies" / HEPTH.name
+    local.parent.mkdir()
+    shutil.copyfile(mirror / "dpbench_1d" / HEPTH.name, local)
+    assert load_dpbench_histogram(local).sum() == 347414  # an intact copy reads fine
+    with open(local, "r+b") as handle:
+        handle.seek(-1, os.SEEK_END)
+        handle.write(b"\x01")
+    with pytest.raises(DataIntegrityError) as caught:
+        load_dpbench_histogram(local)
+    message = str(caught.value)
+    assert message.startswith(f"data file {local} is corrupt: content SHA256 ") and HEPTH.sha256 in message
+    assert (
+        f"replace it by an intact copy (the workflow fetches one into <data directory>/dpbench_1d/{HEPTH.name})"
+        in message
+    )
+
+
+def idx_labels(labels) -> bytes:
+    return (0x801).to_bytes(4, "big") + len(labels).to_bytes(4, "big") + bytes(labels)
+
+
+@pytest.fixture
+def twin_catalogue(monkeypatch):
+    """Two datasets with a file of the same name (as MNIST and Fashion-MNIST have): {key: content}."""
+    contents = {"twin_a": idx_labels([5, 8, 5]), "twin_b": idx_labels([1, 2])}
+    for key, content in contents.items():
+        entry = DataFile("labels-idx1-ubyte", "file:///nowhere", hashlib.sha256(content).hexdigest())
+        monkeypatch.setitem(DATASETS, key, Dataset(key, (entry,), "citation", "licence"))
+    return contents
+
+
+def test_a_file_name_two_datasets_share_is_checked_against_both_outside_their_folders(twin_catalogue, tmp_path):
+    """Outside ``<dataset>/``, either dataset's content reads; anything else is refused naming both
+    checksums. In a dataset's folder, or asked for a dataset, only that dataset's content reads."""
+    from dpreplication.data.fetch import verified
+    from dpreplication.data.idx import read_idx_labels
+
+    expected = [DATASETS[key].file("labels-idx1-ubyte").sha256 for key in twin_catalogue]
+    elsewhere = tmp_path / "elsewhere" / "labels-idx1-ubyte"
+    elsewhere.parent.mkdir()
+    elsewhere.write_bytes(twin_catalogue["twin_b"])
+    assert read_idx_labels(elsewhere).tolist() == [1, 2]
+    corrupt = tmp_path / "copy" / "labels-idx1-ubyte"
+    corrupt.parent.mkdir()
+    corrupt.write_bytes(idx_labels([1, 3]))  # a label changed, the header still valid
+    with pytest.raises(DataIntegrityError) as caught:
+        read_idx_labels(corrupt)
+    assert f"data file {corrupt} is corrupt" in str(caught.value)
+    assert f"expected {expected[0]} (twin_a) or {expected[1]} (twin_b)" in str(caught.value)
+    with pytest.raises(DataIntegrityError, match=f"expected {expected[0]}; replace it"):
+        verified(elsewhere, "twin_a")
+    in_layout = tmp_path / "raw" / "twin_a" / "labels-idx1-ubyte"
+    in_layout.parent.mkdir(parents=True)
+    in_layout.write_bytes(twin_catalogue["twin_b"])
+    with pytest.raises(DataIntegrityError, match=f"expected {expected[0]}; delete {in_layout} and rerun"):
+        read_idx_labels(in_layout)
+
+
+# --------------------------------------------------------------------------- scratch of a stopped fetch
+
+
+SLOW_FETCH = """
+import shutil, sys, time
+from pathlib import Path
+
+from dpreplication.data import fetch
+from dpreplication.data.catalog import DATASETS, DataFile, Dataset
+
+mirror, destination, sha256 = sys.argv[1:]
+DATASETS["toy"] = Dataset("toy", (DataFile("counts.npy", "file:///nowhere", sha256),), "citation", "licence")
+
+
+def slow_copy(source, target):  # a slow mirror: the first bytes arrive, then nothing for a minute
+    Path(target).write_bytes(Path(source).read_bytes()[:8])
+    print("copying", flush=True)
+    time.sleep(60)
+
+
+shutil.copyfile = slow_copy
+fetch("toy", "counts.npy", destination, mirror)
+"""
+
+
+@pytest.fixture
+def toy_mirror(tmp_path, monkeypatch):
+    """A mirror holding ``toy/counts.npy``, a small file catalogued as dataset "toy"."""
+    source = tmp_path / "mirror" / "toy" / "counts.npy"
+    source.parent.mkdir(parents=True)
+    np.save(source, np.arange(4096))
+    entry = DataFile("counts.npy", "file:///nowhere", hashlib.sha256(source.read_bytes()).hexdigest())
+    monkeypatch.setitem(DATASETS, "toy", Dataset("toy", (entry,), "citation", "licence"))
+    return tmp_path / "mirror"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_fetch_stopped_by_a_signal_leaves_no_scratch_folder(signum, toy_mirror, tmp_path):
+    """Before, SIGTERM (Snakemake stopping a job) ended the process without removing the scratch
+    folder in the data directory; now the fetch unwinds, removes it and ends by the signal."""
+    script = tmp_path / "slow_fetch.py"
+    script.write_text(SLOW_FETCH)
+    folder = tmp_path / "raw" / "toy"
+    sha256 = DATASETS["toy"].file("counts.npy").sha256
+    command = [sys.executable, str(script), str(toy_mirror), str(folder / "counts.npy"), sha256]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
+        assert process.stdout.readline() == "copying\n"
+        assert [p.name for p in folder.iterdir() if p.is_dir()], "the fetch works in a scratch folder"
+        process.send_signal(signum)
+        assert process.wait(timeout=30) == -signum
+    assert list(folder.iterdir()) == []
+
+
+def test_the_next_fetch_removes_the_scratch_of_a_killed_fetch(toy_mirror, tmp_path):
+    """SIGKILL runs nothing: the next fetch into the folder removes scratch folders whose process is
+    gone or that have not changed for an hour, and keeps those of fetches still running."""
+    from dpreplication.data.fetch import STALE_SCRATCH_SECONDS, scratch_prefix
+
+    folder = tmp_path / "raw" / "toy"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    alive = os.getpid()
+    scratch = {
+        "dead": folder / f"{scratch_prefix(int(dead.stdout))}a1b2c3",
+        "running": folder / f"{scratch_prefix(alive)}d4e5f6",
+        "idle": folder / f"{scratch_prefix(alive)}g7h8i9",
+        "other host": folder / f".fetch-{alive}-elsewhere-j0k1l2",
+        "not scratch": folder / "notes",
+    }
+    for path in scratch.values():
+        path.mkdir(parents=True)
+        (path / "fetched").write_bytes(b"partial")
+    an_hour_ago = time.time() - STALE_SCRATCH_SECONDS - 60
+    for path in (scratch["idle"] / "fetched", scratch["idle"]):
+        os.utime(path, (an_hour_ago, an_hour_ago))
+    fetch("toy", "counts.npy", folder / "counts.npy", toy_mirror)
+    kept = {scratch[key] for key in ("running", "other host", "not scratch")}
+    assert set(folder.iterdir()) == kept | {folder / "counts.npy"}

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 from dpreplication.cluster_resources import load_workflow
 from dpreplication.scorecard import evaluate_claims, load_registry
@@ -93,3 +94,16 @@ def test_every_spec_number_of_the_verified_tables_is_a_claim(paper):
             judged[selected_row(claim, {"verified_numbers": table}).name] += 1
     assert judged.max() == 1, f"rows judged twice: {table[judged > 1].parameters.tolist()}"
     assert table[judged == 0].quantity.value_counts().to_dict() == UNJUDGED_ROWS[paper]
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan"), "inf", "-Infinity", "nan"])
+@pytest.mark.parametrize("number", ["expected", "tolerance"])
+def test_a_non_finite_expected_value_or_tolerance_is_refused_naming_the_claim(number, value, tmp_path):
+    """A registry entry whose expected value or tolerance is ±inf or NaN (as a YAML float or a string)
+    never reaches the judge: loading the registry names the claim."""
+    entry = {"id": "ok", "section": "s", "claim": "x", "expected": 1.0, "kind": "paper"}
+    entry |= {"from": {"table": "t", "column": "value"}, "tolerance": 0.1}
+    path = tmp_path / "p.yaml"
+    path.write_text(yaml.safe_dump({"paper": "p", "claims": [entry, {**entry, "id": "bad", number: value}]}))
+    with pytest.raises(ValueError, match=f"claim bad: {number} must be (a )?finite"):
+        load_registry(path)

@@ -84,6 +84,26 @@ def test_nan_is_missing_never_pass_or_deviation():
     assert rows.loc["nan_le", "reason"] == "not computed: t.value is empty or NaN"
 
 
+NON_FINITE = {
+    "+inf": (np.inf, "is inf, not a finite number"),
+    "-inf": (-np.inf, "is -inf, not a finite number"),
+    "nan": (np.nan, "is empty or NaN"),
+}
+"""A reproduced value that no comparison may judge, and the end of its ``missing`` reason."""
+
+
+@pytest.mark.parametrize("value", sorted(NON_FINITE))
+@pytest.mark.parametrize("comparison", ["abs", "rel", "le", "ge", "lt", "gt"])
+def test_a_non_finite_reproduced_value_is_missing_for_every_comparison(comparison, value):
+    """+inf would pass ≥/>, -inf ≤/<; no comparison may judge a value that is not a finite number."""
+    reproduced, reason = NON_FINITE[value]
+    claim = make(comparison=comparison, tolerance=0.01)
+    assert claim.holds(reproduced) is False
+    rows = evaluate_claims([claim], {"t": TABLES["t"].assign(value=[reproduced, 0.25])})
+    assert rows.status.tolist() == ["missing"]
+    assert rows.reason.tolist() == [f"not computed: t.value {reason}"]
+
+
 def test_missing_evidence_makes_the_deviation_a_fail():
     tables = {"t": TABLES["t"].assign(value=[0.5, np.nan])}
     claims = [

@@ -106,7 +106,7 @@ def test_scaling_modes():
 
 def test_wrong_shapes_are_rejected_clearly(tmp_path, raw_dir):
     source = mirrored("bank", "bank-full.csv", raw_dir)
-    truncated = tmp_path / "bank-full.csv"
+    truncated = tmp_path / "bank-truncated.csv"  # not a catalogue name: the shape check is under test
     truncated.write_text("".join(source.read_text().splitlines(keepends=True)[:1000]))
     with pytest.raises(tabular.DataShapeError, match=r"expected shape \(45211, 17\), got \(999, 17\)"):
         tabular.encode_bank(truncated)

@@ -5,16 +5,24 @@ The mirror is a directory laid out as ``<mirror>/<dataset>/<file>`` (the dataset
 gzip-compressed (``<file>.gz``). Without a mirror, the canonical URL is tried first, then the
 catalogue's alternate URLs. Whatever the source, the local copy is the decompressed content,
 written atomically only after its SHA256 matches the catalogue. A missing or corrupt file raises
-:class:`DataIntegrityError` naming the file and the expected checksum.
+:class:`DataIntegrityError` naming the file and the expected checksum. Every reader re-verifies
+what it reads (:func:`verified`), finding the file's catalogue entry by its name, whatever folder
+it lies in.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import os
+import re
 import shutil
+import signal
+import socket
 import tempfile
+import threading
+import time
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -23,6 +31,10 @@ from dpreplication.data.catalog import DATASETS, DataFile
 
 MIRROR_ENV = "DPREPLICATION_DATA_MIRROR"
 _GZIP_MAGIC = b"\x1f\x8b"
+SCRATCH_PREFIX = ".fetch-"
+"""How the scratch folder of a :func:`fetch` is named: ``.fetch-<pid>-<host>-<random>``."""
+STALE_SCRATCH_SECONDS = 3600.0
+"""A scratch folder unchanged for this long is a killed fetch's, whatever its process id."""
 
 
 class DataIntegrityError(RuntimeError):
@@ -51,6 +63,22 @@ def file_sha256(path: Path) -> str:
         return _sha256(stream)
 
 
+def _checked(path: Path, expected: dict[str, str], name: str, remedy: str) -> Path:
+    """Return ``path`` if the SHA256 of its bytes is one of ``expected`` (``{dataset: sha}``)."""
+    shown = " or ".join(f"{sha} ({key})" if len(expected) > 1 else sha for key, sha in expected.items())
+    if not path.is_file():
+        raise DataIntegrityError(f"data file {name} is missing (expected SHA256 {shown}){remedy}")
+    actual = file_sha256(path)
+    if actual not in expected.values():
+        with open(path, "rb") as raw:
+            gzipped = raw.read(2) == _GZIP_MAGIC
+        packed = " (it is gzip-compressed; local copies are stored decompressed)" if gzipped else ""
+        raise DataIntegrityError(
+            f"data file {name} is corrupt{packed}: content SHA256 {actual}, expected {shown}{remedy}"
+        )
+    return path
+
+
 def verify(path: Path, expected_sha256: str, label: str | None = None, remedy: str = "") -> Path:
     """Return ``path`` if the SHA256 of its bytes is ``expected_sha256``; raise otherwise.
 
@@ -60,47 +88,49 @@ def verify(path: Path, expected_sha256: str, label: str | None = None, remedy: s
     The bytes are hashed as stored: local copies are decompressed at fetch time, so a gzip file
     (even one of the right content) or a truncated one is corrupt here, never a decoding error.
     """
+    return _checked(Path(path), {"": expected_sha256}, label or str(path), remedy)
+
+
+def catalogued(path: str | os.PathLike, dataset: str | None = None) -> dict[str, DataFile]:
+    """Return the catalogue entries a file may be, by dataset key: found by its name, not its folder.
+
+    With ``dataset``, only that dataset's entry (``KeyError`` if it has no file of that name).
+    Without, every dataset's file of that name (MNIST and Fashion-MNIST share theirs), narrowed to
+    one where the file lies in the layout ``<directory>/<dataset>/<file>``. Empty for a name the
+    catalogue does not know.
+    """
     path = Path(path)
-    name = label or str(path)
-    if not path.is_file():
-        raise DataIntegrityError(f"data file {name} is missing (expected SHA256 {expected_sha256}){remedy}")
-    actual = file_sha256(path)
-    if actual != expected_sha256:
-        with open(path, "rb") as raw:
-            gzipped = raw.read(2) == _GZIP_MAGIC
-        packed = " (it is gzip-compressed; local copies are stored decompressed)" if gzipped else ""
-        raise DataIntegrityError(
-            f"data file {name} is corrupt{packed}: content SHA256 {actual}, expected {expected_sha256}{remedy}"
-        )
-    return path
+    if dataset is not None:
+        return {dataset: DATASETS[dataset].file(path.name)}
+    entries = {
+        key: data_file for key, entry in DATASETS.items() for data_file in entry.files if data_file.name == path.name
+    }
+    if path.parent.name in entries:
+        return {path.parent.name: entries[path.parent.name]}
+    return entries
 
 
-def catalogued(path: str | os.PathLike) -> DataFile | None:
-    """Return the catalogue entry of a raw file stored as ``<directory>/<dataset>/<file>``, or None."""
-    path = Path(path)
-    dataset = DATASETS.get(path.parent.name)
-    if dataset is None:
-        return None
-    try:
-        return dataset.file(path.name)
-    except KeyError:
-        return None
-
-
-def verified(path: str | os.PathLike) -> Path:
+def verified(path: str | os.PathLike, dataset: str | None = None) -> Path:
     """Return a raw data file's path, checked as it is read.
 
-    A catalogued file whose bytes no longer match its
-    SHA256 (corrupted after its fetch) stops the run naming the file, the expected checksum and the
-    fix. Files outside the catalogue (a user's own extract) are returned unchecked.
+    A file the catalogue names (:func:`catalogued`: by its name and ``dataset``, in whatever
+    folder) whose bytes do not match its SHA256 stops the run naming the file, the expected
+    checksum and the fix. A file whose name the catalogue does not know (a user's own extract) is
+    returned unchecked.
 
     Every read hashes the whole file (≈ 0.2 s for all ≈ 125 MB of raw data; a stamp of size and
     mtime would miss a same-size rewrite whose mtime was restored).
     """
-    entry = catalogued(path)
-    if entry is None:
-        return Path(path)
-    return verify(Path(path), entry.sha256, remedy=f"; delete {path} and rerun to fetch it again")
+    path = Path(path)
+    entries = catalogued(path, dataset)
+    if not entries:
+        return path
+    if path.parent.name in entries:  # the layout of data/raw: the workflow fetches it again
+        remedy = f"; delete {path} and rerun to fetch it again"
+    else:
+        places = " or ".join(f"<data directory>/{key}/{path.name}" for key in entries)
+        remedy = f"; replace it by an intact copy (the workflow fetches one into {places})"
+    return _checked(path, {key: entry.sha256 for key, entry in entries.items()}, str(path), remedy)
 
 
 def resolve_mirror(configured: str | os.PathLike | None) -> Path | None:
@@ -198,12 +228,103 @@ def _extract_member(archive: Path, data_file: DataFile) -> None:
     archive.write_bytes(content)
 
 
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9]", "_", socket.gethostname()) or "host"
+
+
+def scratch_prefix(pid: int | None = None) -> str:
+    """Return the name a fetch's scratch folder starts with: ``.fetch-<pid>-<host>-``."""
+    return f"{SCRATCH_PREFIX}{os.getpid() if pid is None else pid}-{_host()}-"
+
+
+def _running(pid: int) -> bool:
+    """Whether a process ``pid`` runs on this machine."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def remove_stale_scratch(directory: str | os.PathLike, max_age: float = STALE_SCRATCH_SECONDS) -> list[Path]:
+    """Remove the scratch folders that killed fetches left in ``directory``; return them.
+
+    A scratch folder ``.fetch-<pid>-<host>-…`` is stale when its process no longer runs (on this
+    host), or when neither it nor a file in it changed for ``max_age`` seconds (a process id since
+    reused, or another host's). The scratch of a fetch still running is kept.
+    """
+    removed = []
+    for folder in Path(directory).glob(f"{SCRATCH_PREFIX}*"):
+        match = re.fullmatch(rf"{re.escape(SCRATCH_PREFIX)}(\d+)-([A-Za-z0-9_]*)-[^-]*", folder.name)
+        if match is None or not folder.is_dir():
+            continue
+        try:
+            changed = max(entry.stat().st_mtime for entry in (folder, *folder.iterdir()))
+        except OSError:  # its fetch just ended, or it is not ours to read
+            continue
+        pid, host = int(match.group(1)), match.group(2)
+        dead = host == _host() and pid > 0 and not _running(pid)
+        if dead or time.time() - changed > max_age:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+class _Stopped(BaseException):
+    """SIGTERM or SIGINT received: unwinds the fetch so that its scratch folder is removed."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _cleanup_on_termination():
+    """Let SIGTERM (and SIGINT where it would kill outright) unwind the block, then end the process by it.
+
+    Python's default SIGTERM ends the process without running ``finally`` blocks or ``with``
+    exits, which would leave the scratch folder. Handlers can only be set in the main thread;
+    elsewhere, and for signals the program handles itself, nothing changes.
+    """
+
+    def stop(signum, _frame):
+        raise _Stopped(signum)
+
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            if signal.getsignal(signum) == signal.SIG_DFL:
+                previous[signum] = signal.signal(signum, stop)
+    try:
+        yield
+    except _Stopped as stopped:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        previous.clear()
+        os.kill(os.getpid(), stopped.signum)  # the default action: the exit status says which signal
+        raise SystemExit(128 + stopped.signum) from None
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def fetch(dataset: str, name: str, destination: str | os.PathLike, mirror: str | os.PathLike | None = None) -> Path:
-    """Copy ``dataset/name`` from ``mirror`` (or download its URL) to ``destination``, verified."""
+    """Copy ``dataset/name`` from ``mirror`` (or download its URL) to ``destination``, verified.
+
+    The work happens in a scratch folder beside ``destination`` (:func:`scratch_prefix`), removed
+    when the fetch ends, fails or is stopped by SIGTERM or SIGINT; one left by a fetch killed
+    outright (SIGKILL) is removed by the next fetch into that folder (:func:`remove_stale_scratch`).
+    """
     data_file = DATASETS[dataset].file(name)
     destination = Path(destination)
     destination.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=destination.parent) as scratch:
+    remove_stale_scratch(destination.parent)
+    with (
+        _cleanup_on_termination(),
+        tempfile.TemporaryDirectory(prefix=scratch_prefix(), dir=destination.parent) as scratch,
+    ):
         fetched = Path(scratch) / "fetched"
         if mirror is not None:
             shutil.copyfile(_mirror_source(Path(mirror), dataset, data_file), fetched)

@@ -4,8 +4,8 @@ An IDX file is a big-endian header — the magic number ``0x000008TD`` (``T = 0x
 bytes; ``D``: number of dimensions), then ``D`` 32-bit sizes — followed by the row-major
 data. Images are ``0x00000803`` (n × 28 × 28), labels ``0x00000801`` (n). A wrong magic
 number, unexpected sizes or a file length that disagrees with the header raise
-:class:`IDXFormatError` naming the file. A catalogued file is verified against its SHA256 before
-it is parsed (:func:`dpreplication.data.fetch.verified`).
+:class:`IDXFormatError` naming the file. A file the catalogue names is verified against its SHA256
+before it is parsed, in whatever folder it lies (:func:`dpreplication.data.fetch.verified`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class IDXFormatError(ValueError):
 def read_idx(path: str | Path, magic: int, item_shape: tuple[int, ...] = ()) -> np.ndarray:
     """Read the uint8 array of an IDX file with magic number ``magic`` and items of ``item_shape``."""
     path = Path(path)
-    raw = verified(path).read_bytes()  # a catalogued file is checked against its SHA256 first
+    raw = verified(path).read_bytes()  # a file the catalogue names is checked against its SHA256 first
     dimensions = magic & 0xFF
     header_bytes = 4 * (1 + dimensions)
     if len(raw) < header_bytes:

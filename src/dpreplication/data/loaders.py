@@ -12,8 +12,8 @@ from dpreplication.data.fetch import verified
 def load_dpbench_histogram(path: str | Path, bins: int = 1024) -> np.ndarray:
     """Load a DPBench 1-D histogram (int64, length 4096) summed into ``bins`` adjacent groups.
 
-    McKenna & Sheldon (2020) use ``bins = 1024``: ``x.reshape(1024, -1).sum(1)``. A catalogued
-    file is verified against its SHA256 as it is read.
+    McKenna & Sheldon (2020) use ``bins = 1024``: ``x.reshape(1024, -1).sum(1)``. A file the
+    catalogue names is verified against its SHA256 as it is read, in whatever folder it lies.
     """
     counts = np.load(verified(path), allow_pickle=False)
     if counts.ndim != 1 or counts.size % bins:

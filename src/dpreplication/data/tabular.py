@@ -1,12 +1,12 @@
 """Tabular datasets as feature matrices in ``[-1, 1]``: the encodings of PrivGene spec §6.
 
-Each encoder verifies the raw files it reads (catalogued files against their SHA256,
-:func:`dpreplication.data.fetch.verified`) and returns an :class:`Encoded` table: raw numeric
-features, binary labels (1 = the positive class) or none (clustering), column names and
-the *public* bounds of columns whose domain is known without looking at the data
-(indicators ``[0, 1]``, pixels ``[0, 255]``; NaN where unknown). Encoders assert the row
-and column counts of the source and raise :class:`DataShapeError` naming the file, the
-expected and the actual shape.
+Each encoder verifies the raw files it reads (files the catalogue names against their SHA256, in
+whatever folder they lie: :func:`dpreplication.data.fetch.verified`) and returns an
+:class:`Encoded` table: raw numeric features, binary labels (1 = the positive class) or none
+(clustering), column names and the *public* bounds of columns whose domain is known without
+looking at the data (indicators ``[0, 1]``, pixels ``[0, 255]``; NaN where unknown). Encoders
+assert the row and column counts of the source and raise :class:`DataShapeError` naming the
+file, the expected and the actual shape.
 
 :func:`scale_to_unit_box` maps every column to ``[-1, 1]`` (spec §6 "Scaling"): min-max
 over the whole dataset, as the paper does (its footnote formula is a typo for this), or

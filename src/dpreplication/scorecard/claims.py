@@ -9,8 +9,8 @@ A claim's status says exactly what was observed in this run:
   If any evidence claim does not pass, the claim is ``fail``. The reason is a template filled
   with measured values (``{claim_id}`` or ``{claim_id:.3f}``; ``{reproduced}``/``{expected}``
   are the claim's own), so no number in it is typed in;
-- ``missing``: the value could not be computed (NaN, a dataset that is not available, an absent
-  optional library). Never pass and never deviation.
+- ``missing``: the value could not be computed (NaN or ±inf, a dataset that is not available, an
+  absent optional library). Never pass and never deviation.
 
 A claim's ``kind`` says what it is evidence of: ``paper`` (stated in the paper), ``spec`` (derived
 in the replication spec), ``diagnostic`` (a measurement of this replication that explains a gap,
@@ -103,19 +103,21 @@ class Claim:
     deviation: Deviation | None = None
 
     def __post_init__(self):
-        """Check the comparison, the kind and the tolerance; ``ValueError`` names the claim."""
+        """Check the comparison, the kind, ``expected`` and the tolerance; ``ValueError`` names the claim."""
         if self.comparison not in COMPARISONS:
             raise ValueError(
                 f"claim {self.id}: comparison must be one of {sorted(COMPARISONS)}, got {self.comparison!r}"
             )
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.id}: kind must be one of {list(KINDS)}, got {self.kind!r}")
-        if not (self.tolerance >= 0):
-            raise ValueError(f"claim {self.id}: tolerance must be non-negative")
+        if not math.isfinite(self.expected):
+            raise ValueError(f"claim {self.id}: expected must be a finite number, got {self.expected}")
+        if not (math.isfinite(self.tolerance) and self.tolerance >= 0):
+            raise ValueError(f"claim {self.id}: tolerance must be finite and non-negative, got {self.tolerance}")
 
     def holds(self, reproduced: float) -> bool:
-        """Return whether ``reproduced`` meets the claim's comparison with ``expected``; None or NaN never does."""
-        if reproduced is None or math.isnan(reproduced):
+        """Return whether ``reproduced`` meets the claim's comparison with ``expected``; None, NaN or ±inf never does."""
+        if reproduced is None or not math.isfinite(reproduced):
             return False
         e, r, t = self.expected, reproduced, self.tolerance
         return {
@@ -199,7 +201,12 @@ def load_registry(path: str | Path) -> list[Claim]:
         # YAML 1.1 reads "1e-09" (no dot) as a string; the registry means a number.
         for number in ("expected", "tolerance"):
             if number in entry:
-                entry[number] = float(entry[number])
+                try:
+                    entry[number] = float(entry[number])
+                except (TypeError, ValueError):
+                    raise ValueError(
+                        f"claim {entry.get('id')}: {number} must be a number, got {entry[number]!r}"
+                    ) from None
         entry["deviation"] = _deviation(entry.get("deviation"), entry.get("id"))
         claims.append(
             Claim(paper=paper, table=source["table"], column=source["column"], select=source.get("select", {}), **entry)
@@ -328,6 +335,15 @@ def fill_reason(template: str, claim_id: str, values: dict[str, float]) -> str:
     return _PLACEHOLDER.sub(substitute, template)
 
 
+def not_finite(claim: Claim, reproduced: float) -> str:
+    """Return why a non-finite ``reproduced`` (NaN, +inf or -inf) scores ``missing``, else ``""``."""
+    if math.isnan(reproduced):
+        return f"not computed: {claim.table}.{claim.column} is empty or NaN"
+    if math.isinf(reproduced):
+        return f"not computed: {claim.table}.{claim.column} is {reproduced}, not a finite number"
+    return ""
+
+
 def evaluate_claims(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """One scorecard row per claim, with the statuses of the module docstring."""
     observed, reasons, values = {}, {}, {}
@@ -335,10 +351,10 @@ def evaluate_claims(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> pd.
         reproduced = lookup(claim, tables)
         values[claim.id] = values[f"{claim.id}.reproduced"] = reproduced
         values[f"{claim.id}.expected"] = claim.expected
-        why_not = not_computed(claim, tables)
-        if why_not or math.isnan(reproduced):
+        why_not = not_computed(claim, tables) or not_finite(claim, reproduced)
+        if why_not:
             observed[claim.id] = "missing"
-            reasons[claim.id] = why_not or f"not computed: {claim.table}.{claim.column} is empty or NaN"
+            reasons[claim.id] = why_not
         else:
             observed[claim.id] = "pass" if claim.holds(reproduced) else "fail"
             reasons[claim.id] = ""
