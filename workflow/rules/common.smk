@@ -34,7 +34,8 @@ configfile: "config/config.yaml"
 
 # `--profile profiles/quick` selects its config profile through a key file among the profile's
 # configfiles; a --configfile on the command line replaces them: stop rather than run another profile.
-if _problem := profile_selection_problem(sys.argv, os.environ, config.get("profile")):
+# Checked by the main process only (Snakemake's parser costs 0.6 s; a cluster job step reparses this file).
+if workflow.is_main_process and (_problem := profile_selection_problem(sys.argv, os.environ, config.get("profile"))):
     raise WorkflowError(_problem)
 
 _PROFILES = sorted(p.stem for p in Path("config/profiles").glob("*.yaml"))
@@ -67,7 +68,7 @@ for _variable, _value in apply_job_environment(os.environ, config["instruction_s
                    f"{config['instruction_set']}'s pin; choose another with --config instruction_set=...")
 
 # A stale virtual environment computes with other versions than the references were made with.
-if _stale := installed_mismatches(read_lock(Path(workflow.basedir) / "requirements.lock")):
+if workflow.is_main_process and (_stale := installed_mismatches(read_lock(Path(workflow.basedir) / "requirements.lock"))):
     logger.warning("the installed packages differ from requirements.lock, so results may differ from the "
                    f"references (make replicate reinstalls .venv): {'; '.join(_stale)}")
 
