@@ -217,7 +217,7 @@ def check(produced_dir: Path, reference_dir: Path, only: list[str] | None = None
     found = references(reference_dir, only)
     if not found:
         return [f"no references under {reference_dir}"]
-    problems = []
+    problems, sources = [], None  # the claims' sources, read from the registries once if needed
     for reference in found:
         relative = reference.relative_to(reference_dir)
         name = str(relative.with_suffix(""))
@@ -229,7 +229,7 @@ def check(produced_dir: Path, reference_dir: Path, only: list[str] | None = None
             tol = {**tolerances["default"], **tolerances["tables"].get(name, {})}
             table_allowed = None
             if name in restated:
-                sources = restated_sources(tolerances)
+                sources = sources if sources is not None else restated_sources(tolerances)
                 table_allowed = {
                     (restated[name], claim): allowed[(*source, "")]
                     for claim, source in sources.items()

@@ -106,8 +106,12 @@ def package_calls(script: str | Path) -> list[str]:
     return calls
 
 
-def content_sha256(path: str | Path) -> str:
-    """Return the SHA256 of the bytes of ``path`` (hex)."""
+def file_sha256(path: str | Path) -> str:
+    """Return the SHA256 of a file's bytes as stored (hex).
+
+    As ``dpreplication.data.fetch.file_sha256``, whose gzip-aware ``content_sha256`` this is not;
+    kept here so that a job's bookkeeping does not import the data package.
+    """
     with open(path, "rb") as stream:
         return hashlib.file_digest(stream, "sha256").hexdigest()
 
@@ -144,7 +148,7 @@ def write_sidecar(
         "seed": seed,
         "settings": settings,
         "outputs": [Path(o).name for o in outputs],
-        "sha256": {Path(o).name: content_sha256(o) for o in outputs if Path(o).is_file()},
+        "sha256": {Path(o).name: file_sha256(o) for o in outputs if Path(o).is_file()},
         "python": platform.python_version(),
         "packages": package_versions(),
         "machine": platform.machine(),

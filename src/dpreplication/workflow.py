@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import itertools
+import json
 import logging
 import os
 import sys
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dpreplication.provenance import content_sha256, write_sidecar, write_table
+from dpreplication.provenance import file_sha256, write_sidecar, write_table
 
 CHECKSUM = ".sha256"
 """Suffix of an intermediate's checksum record, ``<file>.sha256`` (``sha256sum`` format)."""
@@ -82,7 +83,7 @@ def record_checksums(outputs) -> list[Path]:
     records = []
     for path in (Path(p) for p in outputs if is_intermediate(p) and Path(p).is_file()):
         record = path.with_name(path.name + CHECKSUM)
-        record.write_text(f"{content_sha256(path)}  {path.name}\n")
+        record.write_text(f"{file_sha256(path)}  {path.name}\n")
         records.append(record)
     return records
 
@@ -99,8 +100,6 @@ def recorded_checksum(path: Path) -> tuple[str, str] | None:
         return record.read_text().split()[0], str(record)
     sidecar = path.with_suffix(".json")
     if path.suffix != ".json" and sidecar.is_file():
-        import json
-
         digest = json.loads(sidecar.read_text()).get("sha256", {}).get(path.name)
         if digest:
             return digest, str(sidecar)
@@ -115,7 +114,7 @@ def verify_inputs(inputs) -> None:
     """
     for path in (Path(p) for p in inputs if Path(p).is_file()):
         recorded = recorded_checksum(path)
-        if recorded is not None and (actual := content_sha256(path)) != recorded[0]:
+        if recorded is not None and (actual := file_sha256(path)) != recorded[0]:
             raise IntermediateChanged(
                 f"intermediate file {path} changed after the job that wrote it: content SHA256 "
                 f"{actual}, recorded {recorded[0]} in {recorded[1]}; rerun its rule "
