@@ -231,6 +231,8 @@ def test_the_profile_a_command_line_selects(tmp_path, monkeypatch):
     # Any spelling argparse accepts, and the workflow profile (both used to run the default silently):
     both = [("--profile", "d"), ("--workflow-profile", "e")]
     assert requested_profiles(["snakemake", "--prof", "d", "--workflow-profile", "e"], {}) == both
+    # The workflow parsed from Python under a command line Snakemake's parser refuses (pytest -q):
+    assert requested_profiles(["pytest", "-q", "tests/test_registries.py"], {}) == []
     (tmp_path / "profiles/quick").mkdir(parents=True)
     (tmp_path / "profiles/quick/profile-key.yaml").write_text("profile: quick\n")
     monkeypatch.chdir(tmp_path)

@@ -9,8 +9,10 @@ every default filled in.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
+import io
 import json
 import math
 import re
@@ -510,11 +512,16 @@ def requested_profiles(argv: list[str], environ) -> list[tuple[str, str]]:
 
     Read by Snakemake's own parser: every ``--profile`` (in any spelling argparse accepts, such as
     ``--prof``; else ``$SNAKEMAKE_PROFILE``), then ``--workflow-profile``. ``argv`` is the whole
-    command line.
+    command line; one Snakemake's parser refuses is not a Snakemake command line (the workflow
+    parsed from Python, e.g. by ``pytest -q``) and selects none.
     """
     from snakemake.cli import get_argument_parser
 
-    parsed, _ = get_argument_parser().parse_known_args(argv[1:])
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            parsed, _ = get_argument_parser().parse_known_args(argv[1:])
+    except SystemExit:
+        return []
     profiles = parsed.profile or ([environ["SNAKEMAKE_PROFILE"]] if environ.get("SNAKEMAKE_PROFILE") else [])
     chosen = [("--profile", folder) for folder in profiles]
     if parsed.workflow_profile and parsed.workflow_profile != "none":
