@@ -9,8 +9,16 @@ A claim's status says exactly what was observed in this run:
   If any evidence claim does not pass, the claim is ``fail``. The reason is a template filled
   with measured values (``{claim_id}`` or ``{claim_id:.3f}``; ``{reproduced}``/``{expected}``
   are the claim's own), so no number in it is typed in;
+- ``inconclusive``: the value comes from random draws and its 95 % confidence interval straddles
+  a bound of the criterion (:mod:`dpreplication.scorecard.uncertainty` states the rule);
 - ``missing``: the value could not be computed (NaN or ±inf, a dataset that is not available, an
   absent optional library). Never pass and never deviation.
+
+How a value was obtained is its ``draws``, declared per table (or ``table.column``) in the
+registry's ``draws:`` section: ``exact`` (deterministic: the default), ``interval`` (from random draws; the row carries
+``<column>_ci_low``/``<column>_ci_high``, optionally ``<column>_se`` and ``<column>_runs`` or
+``runs``, and the verdict is read from the interval) or ``test`` (a test statistic, such as a
+p-value or z-score, whose criterion is the test's acceptance region at its stated level).
 
 A claim's ``kind`` says what it is evidence of: ``paper`` (stated in the paper), ``spec`` (derived
 in the replication spec), ``diagnostic`` (a measurement of this replication that explains a gap,
@@ -28,6 +36,8 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from dpreplication.scorecard.uncertainty import Z95, interval_verdict, p_decisive, runs_to_resolve
+
 COLUMNS = [
     "paper",
     "id",
@@ -39,13 +49,24 @@ COLUMNS = [
     "tolerance",
     "comparison",
     "status",
+    "draws",
+    "runs",
+    "se",
+    "ci_low",
+    "ci_high",
+    "runs_to_resolve",
+    "p_decisive",
     "evidence",
     "reason",
+    "quote",
+    "reading",
 ]
 
-STATUSES = ("fail", "missing", "deviation", "pass")
+STATUSES = ("fail", "missing", "inconclusive", "deviation", "pass")
 """Every status, in the order a reader needs them (what does not hold first)."""
 KINDS = ("paper", "spec", "diagnostic", "sanity")
+DRAWS = ("exact", "interval", "test")
+"""How a claimed value is obtained: deterministically, from draws with an interval, or as a test statistic."""
 REPLICATION_KINDS = ("paper", "spec")
 """The kinds that count as evidence for or against the papers."""
 
@@ -61,9 +82,11 @@ COMPARISONS = {
     "rel": "|reproduced − expected| ≤ tolerance·|expected|",
     "le": "reproduced ≤ expected + tolerance",
     "ge": "reproduced ≥ expected − tolerance",
-    "lt": "reproduced < expected",
-    "gt": "reproduced > expected",
+    "range": "expected ≤ reproduced ≤ expected + tolerance",
+    "lt": "reproduced < expected − tolerance",
+    "gt": "reproduced > expected + tolerance",
 }
+"""A strict comparison's tolerance is its noise floor: the margin a value must clear to count."""
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.]+)(?::([^{}]*))?\}")
 
@@ -101,9 +124,16 @@ class Claim:
     comparison: str = "abs"
     tolerance: float = 0.0
     deviation: Deviation | None = None
+    draws: str = "exact"
+    quote: str = ""
+    reading: str = ""
 
     def __post_init__(self):
-        """Check the comparison, the kind, ``expected`` and the tolerance; ``ValueError`` names the claim."""
+        """Check the comparison, the kind, ``expected``, the tolerance and the draws; ``ValueError`` names the claim.
+
+        An absolute tolerance as large as a non-zero ``expected`` cannot tell the value's sign and is
+        refused (state it relative instead).
+        """
         if self.comparison not in COMPARISONS:
             raise ValueError(
                 f"claim {self.id}: comparison must be one of {sorted(COMPARISONS)}, got {self.comparison!r}"
@@ -114,20 +144,34 @@ class Claim:
             raise ValueError(f"claim {self.id}: expected must be a finite number, got {self.expected}")
         if not (math.isfinite(self.tolerance) and self.tolerance >= 0):
             raise ValueError(f"claim {self.id}: tolerance must be finite and non-negative, got {self.tolerance}")
+        if self.comparison == "abs" and self.expected != 0 and self.tolerance >= abs(self.expected):
+            raise ValueError(
+                f"claim {self.id}: tolerance {self.tolerance:g} contains zero around expected {self.expected:g}, "
+                "so the criterion cannot tell the sign; use comparison: rel"
+            )
+        if self.draws not in DRAWS:
+            raise ValueError(f"claim {self.id}: draws must be one of {list(DRAWS)}, got {self.draws!r}")
+
+    @property
+    def region(self) -> tuple[float, float, bool]:
+        """The accepted region ``(low, high, strict)`` of the reproduced value (strict: open at its bound)."""
+        e, t = self.expected, self.tolerance
+        return {
+            "abs": (e - t, e + t, False),
+            "rel": (e - t * abs(e), e + t * abs(e), False),
+            "le": (-math.inf, e + t, False),
+            "ge": (e - t, math.inf, False),
+            "range": (e, e + t, False),
+            "lt": (-math.inf, e - t, True),
+            "gt": (e + t, math.inf, True),
+        }[self.comparison]
 
     def holds(self, reproduced: float) -> bool:
-        """Return whether ``reproduced`` meets the claim's comparison with ``expected``; None, NaN or ±inf never does."""
+        """Return whether ``reproduced`` lies in the accepted region; None, NaN or ±inf never does."""
         if reproduced is None or not math.isfinite(reproduced):
             return False
-        e, r, t = self.expected, reproduced, self.tolerance
-        return {
-            "abs": lambda: abs(r - e) <= t,
-            "rel": lambda: abs(r - e) <= t * abs(e),
-            "le": lambda: r <= e + t,
-            "ge": lambda: r >= e - t,
-            "lt": lambda: r < e,
-            "gt": lambda: r > e,
-        }[self.comparison]()
+        low, high, strict = self.region
+        return low < reproduced < high if strict else low <= reproduced <= high
 
 
 def _deviation(entry, claim_id: str) -> Deviation | None:
@@ -190,10 +234,16 @@ def load_registry(path: str | Path) -> list[Claim]:
     """Read the claims of ``workflow/claims/<paper>.yaml``, checking the registry.
 
     Ids unique, evidence ids present and not themselves deviations (nor the claim itself), every
-    template placeholder a claim id of the registry (or reproduced/expected); else ``ValueError``.
+    template placeholder a claim id of the registry (or reproduced/expected), every ``draws:`` entry
+    a known kind; else ``ValueError``. A claim's ``draws`` is its column's entry (``table.column``),
+    else its table's, else ``exact``.
     """
     document = yaml.safe_load(Path(path).read_text())
     paper = document["paper"]
+    draws = document.get("draws") or {}
+    unknown = {table: kind for table, kind in draws.items() if kind not in DRAWS}
+    if unknown:
+        raise ValueError(f"{path}: draws must be one of {list(DRAWS)}, got {unknown}")
     claims = []
     for entry in [claim for item in document["claims"] for claim in expand_cases(item)]:
         entry = dict(entry)
@@ -209,7 +259,14 @@ def load_registry(path: str | Path) -> list[Claim]:
                     ) from None
         entry["deviation"] = _deviation(entry.get("deviation"), entry.get("id"))
         claims.append(
-            Claim(paper=paper, table=source["table"], column=source["column"], select=source.get("select", {}), **entry)
+            Claim(
+                paper=paper,
+                table=source["table"],
+                column=source["column"],
+                select=source.get("select", {}),
+                draws=draws.get(f"{source['table']}.{source['column']}", draws.get(source["table"], "exact")),
+                **entry,
+            )
         )
     ids = [c.id for c in claims]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
@@ -344,20 +401,61 @@ def not_finite(claim: Claim, reproduced: float) -> str:
     return ""
 
 
+def interval_of(claim: Claim, tables: dict[str, pd.DataFrame]) -> dict[str, float]:
+    """The uncertainty of an ``interval`` claim's value: ``runs``, ``se``, ``ci_low``, ``ci_high``.
+
+    Read from the row's ``<column>_ci_low``/``<column>_ci_high`` (absent: ``KeyError``),
+    ``<column>_se`` (else the half-width over 1.96) and ``<column>_runs`` or ``runs`` (else NaN).
+    """
+    row = selected_row(claim, tables)
+    bounds = [f"{claim.column}_ci_low", f"{claim.column}_ci_high"]
+    absent = [name for name in bounds if name not in row.index]
+    if absent:
+        raise KeyError(f"claim {claim.id}: {claim.table!r} is declared interval but has no column {absent}")
+    ci_low, ci_high = (float(row[name]) for name in bounds)
+    se_column = f"{claim.column}_se"
+    se = float(row[se_column]) if se_column in row.index else (ci_high - ci_low) / (2 * Z95)
+    runs_column = next((name for name in (f"{claim.column}_runs", "runs") if name in row.index), None)
+    runs = float(row[runs_column]) if runs_column else math.nan
+    return {"runs": runs, "se": se, "ci_low": ci_low, "ci_high": ci_high}
+
+
+NO_INTERVAL = {"runs": math.nan, "se": math.nan, "ci_low": math.nan, "ci_high": math.nan}
+
+
+def _judge(claim: Claim, reproduced: float, interval: dict) -> tuple[str, dict]:
+    """Status and the interval columns of one computed claim (see the module docstring)."""
+    if claim.draws != "interval":
+        return ("pass" if claim.holds(reproduced) else "fail"), {"runs_to_resolve": math.nan, "p_decisive": math.nan}
+    low, high, strict = claim.region
+    ci_low, ci_high = interval["ci_low"], interval["ci_high"]
+    status = interval_verdict(low, high, strict, ci_low, ci_high)
+    return status, {
+        "runs_to_resolve": runs_to_resolve(low, high, reproduced, ci_low, ci_high, interval["runs"]),
+        "p_decisive": p_decisive(low, high, reproduced, ci_low, ci_high),
+    }
+
+
 def evaluate_claims(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """One scorecard row per claim, with the statuses of the module docstring."""
-    observed, reasons, values = {}, {}, {}
+    observed, reasons, values, uncertainty = {}, {}, {}, {}
     for claim in claims:
         reproduced = lookup(claim, tables)
         values[claim.id] = values[f"{claim.id}.reproduced"] = reproduced
         values[f"{claim.id}.expected"] = claim.expected
+        interval = interval_of(claim, tables) if claim.draws == "interval" else NO_INTERVAL
         why_not = not_computed(claim, tables) or not_finite(claim, reproduced)
+        if not why_not and claim.draws == "interval" and not (
+            math.isfinite(interval["ci_low"]) and math.isfinite(interval["ci_high"])
+        ):
+            why_not = f"not computed: {claim.table}.{claim.column} has no finite 95 % confidence interval"
         if why_not:
-            observed[claim.id] = "missing"
-            reasons[claim.id] = why_not
+            observed[claim.id], reasons[claim.id] = "missing", why_not
+            uncertainty[claim.id] = {**interval, "runs_to_resolve": math.nan, "p_decisive": math.nan}
         else:
-            observed[claim.id] = "pass" if claim.holds(reproduced) else "fail"
+            observed[claim.id], judged = _judge(claim, reproduced, interval)
             reasons[claim.id] = ""
+            uncertainty[claim.id] = {**interval, **judged}
     rows = []
     for claim in claims:
         status, reason = observed[claim.id], reasons[claim.id]
@@ -368,6 +466,12 @@ def evaluate_claims(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> pd.
                 reason = "stated cause not shown: evidence " + ", ".join(f"{e} is {observed[e]}" for e in unshown)
             else:
                 status, reason = "deviation", fill_reason(claim.deviation.reason, claim.id, values)
+        if status == "inconclusive":
+            reason = (
+                f"the 95 % interval [{uncertainty[claim.id]['ci_low']:.4g}, {uncertainty[claim.id]['ci_high']:.4g}] "
+                f"straddles a bound of the criterion; about {uncertainty[claim.id]['runs_to_resolve']:.0f} runs "
+                "would resolve it at the observed spread"
+            )
         rows.append(
             {
                 "paper": claim.paper,
@@ -380,8 +484,26 @@ def evaluate_claims(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> pd.
                 "tolerance": claim.tolerance,
                 "comparison": COMPARISONS[claim.comparison],
                 "status": status,
+                "draws": claim.draws,
+                **uncertainty[claim.id],
                 "evidence": ";".join(evidence),
                 "reason": reason,
+                "quote": claim.quote,
+                "reading": claim.reading,
             }
         )
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def duplicate_judgements(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> list[tuple[str, ...]]:
+    """Groups of claims that judge the same cell (table, selected row, column): one fact judged twice.
+
+    Claims whose table is not in ``tables`` are skipped.
+    """
+    cells: dict[tuple, list[str]] = {}
+    for claim in claims:
+        if claim.table not in tables:
+            continue
+        row = selected_row(claim, tables).name
+        cells.setdefault((claim.table, row, claim.column), []).append(claim.id)
+    return [tuple(ids) for ids in cells.values() if len(ids) > 1]

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from dpreplication.scorecard.claims import KINDS, REPLICATION_KINDS, STATUSES
+from dpreplication.scorecard.uncertainty import adjusted_decisive
 
 README_BEGIN = "<!-- scorecard summary: generated from figures/scorecard.csv by `make readme`; do not edit -->"
 README_END = "<!-- end of scorecard summary -->"
@@ -22,8 +23,9 @@ _CRITERIA = {
     "|reproduced − expected| ≤ tolerance·|expected|": "= {e} ± {t}·|{e}|",
     "reproduced ≤ expected + tolerance": "≤ {e} + {t}",
     "reproduced ≥ expected − tolerance": "≥ {e} − {t}",
-    "reproduced < expected": "< {e}",
-    "reproduced > expected": "> {e}",
+    "expected ≤ reproduced ≤ expected + tolerance": "∈ [{e}, {e} + {t}]",
+    "reproduced < expected − tolerance": "< {e} − {t}",
+    "reproduced > expected + tolerance": "> {e} + {t}",
 }
 
 
@@ -73,6 +75,55 @@ def _criterion(row: pd.Series) -> str:
     return _CRITERIA[row["comparison"]].format(e=cell(float(row["expected"])), t=cell(float(row["tolerance"])))
 
 
+def _interval(claim: pd.Series) -> str:
+    """How the value was obtained: ``exact``, a test with its sample size, or the 95 % CI over its runs."""
+    runs = f", {claim['runs']:.0f} runs" if pd.notna(claim.get("runs")) else ""
+    if claim.get("draws") == "interval" and pd.notna(claim.get("ci_low")):
+        return f"[{cell(float(claim['ci_low']))}, {cell(float(claim['ci_high']))}]{runs}"
+    if claim.get("draws") == "test":
+        return f"test{runs}"
+    return str(claim.get("draws") or "exact")
+
+
+RULE = (
+    "A claim whose value comes from random draws (`draws: interval`) is judged on its 95 % "
+    "confidence interval, not its point: `pass` when the whole interval lies in the criterion's "
+    "accepted region, `fail` when the whole interval lies outside it, `inconclusive` otherwise, with "
+    "the runs that would resolve it at the observed spread. `exact` values are deterministic; a "
+    "`test` value is a test statistic judged at its own stated level."
+)
+
+
+def multiplicity_table(scorecard: pd.DataFrame) -> str:
+    """Per paper: decisive interval verdicts, and how many stay decisive under Holm and Benjamini–Hochberg.
+
+    The family is the paper's interval claims that were computed; each verdict's one-sided p-value
+    is ``p_decisive`` (decisive iff < 0.025).
+    """
+    rows = []
+    for paper, group in scorecard.groupby("paper", sort=True):
+        judged = group[(group["draws"] == "interval") & group["status"].isin(["pass", "fail", "deviation", "inconclusive"])]
+        if judged.empty:
+            continue
+        p = judged["p_decisive"].astype(float).to_numpy()
+        decisive = int((p < 0.025).sum())
+        holm, bh = (int(adjusted_decisive(p, method).sum()) for method in ("holm", "bh"))
+        rows.append([paper, len(judged), decisive, decisive - holm, decisive - bh])
+    return table(
+        ["paper", "interval claims", "decisive (pass, fail, deviation)", "inconclusive under Holm", "inconclusive under BH"],
+        rows,
+    )
+
+
+def readings(scorecard: pd.DataFrame) -> str:
+    """The paper sentences this replication judges, each with how it is read."""
+    rows = [
+        [f"`{claim['id']}`", claim["quote"], claim["reading"], claim["status"]]
+        for _, claim in scorecard[scorecard["kind"] == "paper"].iterrows()
+    ]
+    return table(["id", "the paper says", "read as", "status"], rows)
+
+
 def _ordered(scorecard: pd.DataFrame) -> pd.DataFrame:
     order = {s: i for i, s in enumerate(STATUSES)}
     kinds = {k: i for i, k in enumerate(KINDS)}
@@ -93,6 +144,7 @@ def _claim_cells(claim: pd.Series, columns: list[str]) -> list:
         "claim": claim["claim"],
         "criterion": _criterion(claim),
         "reproduced": float(claim["reproduced"]),
+        "95 % CI": _interval(claim),
         "reason": claim["reason"] or "",
         "evidence": ", ".join(f"`{e}`" for e in str(claim["evidence"]).split(";") if e),
     }
@@ -101,7 +153,7 @@ def _claim_cells(claim: pd.Series, columns: list[str]) -> list:
 
 def paper_page(scorecard: pd.DataFrame, paper: str) -> str:
     """Every claim of one paper: fail, missing, deviation, then pass; reasons and evidence shown."""
-    columns = ["id", "kind", "status", "claim", "criterion", "reproduced", "reason", "evidence"]
+    columns = ["id", "kind", "status", "claim", "criterion", "reproduced", "95 % CI", "reason", "evidence"]
     claims = _ordered(scorecard[scorecard["paper"] == paper])
     rows = [_claim_cells(claim, columns) for _, claim in claims.iterrows()]
     return (
@@ -109,17 +161,20 @@ def paper_page(scorecard: pd.DataFrame, paper: str) -> str:
         "Each `reproduced` value is read by the workflow from the figure and table data; the "
         "criterion is the paper's (kind `paper`) or the replication spec's (`spec`) value with its "
         "tolerance. A `deviation` names evidence claims that pass in this run; `missing` means not "
-        "computed. [All papers](../scorecard.md).\n\n"
+        f"computed. {RULE} [All papers](../scorecard.md).\n\n"
         + summary_table(scorecard[scorecard["paper"] == paper], link="scorecard.md")
         + "\n\n"
         + table(columns, rows)
+        + "\n\n## Readings\n\nEvery sentence of the paper judged above, quoted, with how it is read (decided "
+        "from the text, before the results).\n\n"
+        + readings(claims)
         + "\n"
     )
 
 
 def summary_page(scorecard: pd.DataFrame) -> str:
     """Render the landing page: kind × status per paper, then every claim that is not a pass."""
-    columns = ["paper", "id", "kind", "status", "claim", "criterion", "reproduced", "reason"]
+    columns = ["paper", "id", "kind", "status", "claim", "criterion", "reproduced", "95 % CI", "reason"]
     open_claims = _ordered(scorecard[scorecard["status"] != "pass"])
     rows = [_claim_cells(claim, columns) for _, claim in open_claims.iterrows()]
     return (
@@ -128,8 +183,12 @@ def summary_page(scorecard: pd.DataFrame) -> str:
         "not hold, whatever the reason), `deviation` (does not hold, with evidence claims that pass in "
         "the same run and show the cause) or `missing` (could not be computed). Kinds `paper` and "
         "`spec` are replication evidence; `diagnostic` and `sanity` are checks of this replication. "
-        "One page per paper has every claim.\n\n"
+        f"One page per paper has every claim.\n\n{RULE}\n\n"
         + summary_table(scorecard)
+        + "\n\n## Multiple comparisons\n\nEach interval verdict is a 95 % decision on its own. Adjusting "
+        "over each paper's interval claims (one-sided level 0.025 per verdict), these many decisive "
+        "verdicts would become inconclusive:\n\n"
+        + multiplicity_table(scorecard)
         + "\n\n## Claims that are not a pass\n\n"
         + table(columns, rows)
         + "\n"

@@ -1,0 +1,190 @@
+"""Decisive verdicts: values from random draws are judged on their 95 % intervals, every criterion
+can fail, and no fact is judged twice (issue #32)."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import norm
+
+from dpreplication.scorecard import Claim, evaluate_claims, load_registry
+from dpreplication.scorecard.claims import COMPARISONS, duplicate_judgements
+from dpreplication.scorecard.pages import multiplicity_table, paper_page
+from dpreplication.scorecard.uncertainty import adjusted_decisive, p_decisive, runs_to_resolve
+
+REPO = Path(__file__).resolve().parents[1]
+CLAIMS = REPO / "workflow" / "claims"
+REFERENCES = REPO / "tests" / "references" / "quick"
+PAPERS = sorted(path.stem for path in CLAIMS.glob("*.yaml"))
+
+
+def interval_claim(**overrides):
+    base = dict(id="c", paper="p", section="s", claim="x", expected=0.0, table="t", column="gap", kind="paper")
+    return Claim(**{**base, "draws": "interval", **overrides})
+
+
+def table(value, low, high, runs=50):
+    return {"t": pd.DataFrame({"gap": [value], "gap_ci_low": [low], "gap_ci_high": [high], "runs": [runs]})}
+
+
+@pytest.mark.parametrize(
+    "comparison, tolerance, interval, status",
+    [
+        ("lt", 0.0, (-0.03, -0.05, -0.01), "pass"),
+        ("lt", 0.0, (0.002, -0.025, 0.029), "inconclusive"),  # the issue's fig3_banking_privateerm_beats_fm
+        ("lt", 0.0, (0.03, 0.01, 0.05), "fail"),
+        ("lt", 0.0, (-0.01, -0.03, 0.0), "inconclusive"),  # an interval touching a strict bound
+        ("le", 0.03, (0.0297, 0.020, 0.0399), "inconclusive"),  # the issue's knife edge: 0.0297 vs ≤ 0.03
+        ("le", 0.03, (0.01, 0.0, 0.02), "pass"),
+        ("ge", 0.1, (-0.2, -0.25, -0.15), "fail"),
+        ("gt", 0.0, (0.02, 0.01, 0.03), "pass"),
+        ("abs", 0.01, (0.0, -0.005, 0.005), "pass"),
+        ("abs", 0.01, (0.012, 0.005, 0.02), "inconclusive"),
+        ("abs", 0.01, (0.03, 0.02, 0.04), "fail"),
+        ("range", 0.01, (0.005, 0.001, 0.009), "pass"),
+        ("range", 0.01, (0.005, -0.001, 0.009), "inconclusive"),
+    ],
+)
+def test_an_interval_claim_is_judged_on_its_interval_not_its_point(comparison, tolerance, interval, status):
+    claim = interval_claim(comparison=comparison, tolerance=tolerance)
+    row = evaluate_claims([claim], table(*interval)).iloc[0]
+    assert row.status == status
+    assert (row.ci_low, row.ci_high, row.runs) == (interval[1], interval[2], 50)
+
+
+def test_an_inconclusive_claim_states_the_runs_that_would_resolve_it():
+    """Half-width 0.027 at 50 runs, 0.002 from the bound: 50·(0.027/0.002)² ≈ 9,113 runs."""
+    row = evaluate_claims([interval_claim(comparison="lt")], table(0.002, -0.025, 0.029)).iloc[0]
+    assert row.runs_to_resolve == math.ceil(50 * (0.027 / 0.002) ** 2)
+    assert "9113 runs" in row.reason
+    assert runs_to_resolve(-math.inf, 0.0, 0.0, -0.01, 0.01, 50) == math.inf
+    assert runs_to_resolve(-math.inf, 0.0, -0.03, -0.05, -0.01, 50) == 50
+
+
+def test_p_decisive_is_below_the_one_sided_level_exactly_when_the_interval_decides():
+    rng = np.random.default_rng(0)
+    for value, half in zip(rng.normal(0, 0.02, 200), rng.uniform(0.001, 0.03, 200)):
+        claim = interval_claim(comparison="lt")
+        row = evaluate_claims([claim], table(value, value - half, value + half)).iloc[0]
+        assert (row.p_decisive < 0.025) == (row.status != "inconclusive")
+    assert p_decisive(-math.inf, 0.0, -0.02, -0.04, 0.0) == pytest.approx(norm.sf(1.959963984540054))
+
+
+def test_holm_and_benjamini_hochberg_adjustments():
+    p = np.array([0.001, 0.01, 0.02, 0.3])
+    assert adjusted_decisive(p, "holm").tolist() == [True, False, False, False]  # 0.01 > 0.025/3: Holm stops
+    assert adjusted_decisive(p, "bh").tolist() == [True, True, False, False]  # 0.01 ≤ 0.025·2/4, 0.02 > 0.025·3/4
+    assert adjusted_decisive(np.array([0.001, 0.002, 0.003]), "holm").all()
+    with pytest.raises(ValueError):
+        adjusted_decisive(p, "bonferroni")
+    scorecard = evaluate_claims(
+        [interval_claim(id=f"c{i}", comparison="lt", select={"i": i}) for i in range(3)],
+        {"t": pd.DataFrame({"i": [0, 1, 2], "gap": [-0.05, -0.021, -0.021], "gap_ci_low": [-0.06, -0.04, -0.04],
+                            "gap_ci_high": [-0.04, -0.001, -0.001], "runs": 50})},
+    )
+    # p ≈ (0, 0.0198, 0.0198): Holm stops at 0.0198 > 0.025/2; BH keeps all three (0.0198 ≤ 0.025)
+    assert "| p | 3 | 3 | 2 | 0 |" in multiplicity_table(scorecard)
+
+
+def test_a_declared_interval_table_without_interval_columns_is_an_error():
+    with pytest.raises(KeyError, match="declared interval"):
+        evaluate_claims([interval_claim()], {"t": pd.DataFrame({"gap": [0.1]})})
+
+
+def test_an_interval_that_is_not_finite_is_missing():
+    row = evaluate_claims([interval_claim()], table(-0.1, np.nan, np.nan, runs=1)).iloc[0]
+    assert row.status == "missing" and "confidence interval" in row.reason
+
+
+def test_exact_claims_say_so_and_carry_no_interval():
+    row = evaluate_claims([interval_claim(draws="exact", comparison="lt")], table(-0.1, 0.5, 0.6)).iloc[0]
+    assert row.status == "pass" and row.draws == "exact" and math.isnan(row.ci_low)
+
+
+PLANTED = {
+    "abs": (1.0, 0.1, 1.2),
+    "rel": (1.0, 0.1, 1.2),
+    "le": (1.0, 0.1, 1.2),
+    "ge": (1.0, 0.1, 0.8),
+    "range": (1.0, 0.1, 0.9),
+    "lt": (0.0, 1e-9, 0.0),
+    "gt": (0.0, 1e-9, 4.5e-17),  # E_opt at m = 6: a floating-point floor is not a positive value
+}
+"""Per comparison: (expected, tolerance, a value that must fail)."""
+
+
+def test_every_comparison_type_fails_on_a_planted_value():
+    assert set(PLANTED) == set(COMPARISONS)
+    for comparison, (expected, tolerance, value) in PLANTED.items():
+        claim = interval_claim(draws="exact", comparison=comparison, expected=expected, tolerance=tolerance)
+        assert not claim.holds(value), comparison
+        row = evaluate_claims([claim.__class__(**{**claim.__dict__, "draws": "interval"})], table(value, value, value))
+        assert row.status.iloc[0] == "fail", comparison
+
+
+def test_a_tolerance_that_contains_zero_is_refused():
+    with pytest.raises(ValueError, match="contains zero"):
+        interval_claim(comparison="abs", expected=0.001, tolerance=0.002)
+    interval_claim(comparison="rel", expected=0.001, tolerance=2.0)
+
+
+def test_the_duplicate_check_finds_two_claims_on_one_cell():
+    frame = {"t": pd.DataFrame({"i": [0, 1], "gap": [0.1, 0.2]})}
+    claims = [interval_claim(id=n, draws="exact", select={"i": i}) for n, i in (("a", 0), ("b", 1), ("c", 0))]
+    assert duplicate_judgements(claims, frame) == [("a", "c")]
+
+
+def reference_tables(paper):
+    directory = REFERENCES / paper
+    return {path.stem: pd.read_csv(path) for path in directory.glob("*.csv") if path.stem != "scorecard"}
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_no_two_claims_judge_the_same_cell(paper):
+    assert duplicate_judgements(load_registry(CLAIMS / f"{paper}.yaml"), reference_tables(paper)) == []
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_every_paper_claim_quotes_its_sentence_and_states_its_reading(paper):
+    unread = [c.id for c in load_registry(CLAIMS / f"{paper}.yaml") if c.kind == "paper" and not (c.quote and c.reading)]
+    assert unread == []
+
+
+def test_the_page_shows_the_interval_the_rule_and_the_reading():
+    claim = interval_claim(comparison="lt", quote="PrivGene is better.", reading="one-sided, every ε")
+    page = paper_page(evaluate_claims([claim], table(0.002, -0.025, 0.029)), "p")
+    assert "[-0.025, 0.029], 50 runs" in page and "inconclusive" in page
+    assert "| `c` | PrivGene is better. | one-sided, every ε | inconclusive |" in page
+    assert "judged on its 95 % confidence interval" in page
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_a_value_with_an_interval_is_judged_on_it(paper):
+    """A claimed column whose table carries ``<column>_ci_low`` is an ``interval`` claim (not exact)."""
+    tables = reference_tables(paper)
+    undeclared = [
+        c.id for c in load_registry(CLAIMS / f"{paper}.yaml")
+        if c.table in tables and f"{c.column}_ci_low" in tables[c.table] and c.draws != "interval"
+    ]
+    assert undeclared == []
+
+
+FROM_DRAWS = {
+    "privgene": ["comparison_pairs", "comparison_summary", "comparison_levels", "reference_levels", "fig2_summary",
+                 "eem_vs_em_summary", "fig5_gupt_variants", "small_epsilon_paper_r", "schedule_ablation"],
+    "darrm": ["prediction_accuracy.opt_minus_gnmax", "prediction_accuracy.sub_minus_gnmax",
+              "prediction_accuracy.gnmax_z", "prediction_accuracy.gnmax_mean"],
+    "permute_and_flip": ["lemma_chain.homogeneity_p", "lemma_internals.p_value"],
+    "truncated_laplace": ["monte_carlo.z_score"],
+}
+"""Tables (or table.column) whose values come from random draws: their claims must not be ``exact``."""
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_values_from_random_draws_are_not_judged_as_exact(paper):
+    claims = load_registry(CLAIMS / f"{paper}.yaml")
+    judged = {name: [c for c in claims if name in (c.table, f"{c.table}.{c.column}")] for name in FROM_DRAWS[paper]}
+    assert all(judged.values()), f"no claim reads {[n for n, c in judged.items() if not c]}"
+    assert [c.id for cs in judged.values() for c in cs if c.draws == "exact"] == []
