@@ -375,7 +375,8 @@ def paper_r_summary(jobs: pd.DataFrame) -> pd.DataFrame:
                 "privgene_paper_r_error": float(group[PAPER_R_METHOD].mean()),
                 "privateerm_error": float(group["PrivateERM"].mean()),
                 "paper_r_minus_privateerm": difference["mean"],
-                "paper_r_minus_privateerm_ci": difference["ci_high"] - difference["mean"],
+                "paper_r_minus_privateerm_ci_low": difference["ci_low"],
+                "paper_r_minus_privateerm_ci_high": difference["ci_high"],
                 "ours_minus_privateerm": float((group["PrivGene"] - group["PrivateERM"]).mean()),
             }
         )

@@ -17,6 +17,7 @@ from dpreplication.data import tabular
 from dpreplication.learning.protocol import mean_confidence_interval, summarise
 from dpreplication.replications.privgene_comparison import EPSILON_FREE, METHOD_ORDER
 from dpreplication.replications.privgene_datasets import DATASETS
+from dpreplication.statistics.intervals import abs_bounds, log_ratio_interval, with_interval
 
 FIGURES = {
     "fig3": ("lr", "error", "misclassification rate"),
@@ -90,7 +91,8 @@ def paired_differences(runs: pd.DataFrame, value: str = "error") -> pd.DataFrame
     ``method`` comes before ``baseline`` in :data:`METHOD_ORDER`; ``difference`` is the mean of
     ``method − baseline`` over the runs where both released a model, with its 95 % CI;
     ``ratio`` is ``baseline`` mean / ``method`` mean (Fig. 5: how many times GUPT's variance
-    exceeds PrivGene's) and ``log10_ratio`` its logarithm.
+    exceeds PrivGene's) and ``log10_ratio`` its logarithm, each with the 95 % interval of
+    :func:`log_ratio_interval`.
     """
     wide = runs.set_index([*PANEL, "epsilon", "repetition", "fold", "method"])[value].unstack("method")
     rows = []
@@ -101,6 +103,8 @@ def paired_differences(runs: pd.DataFrame, value: str = "error") -> pd.DataFrame
                 both = block[[method, baseline]].dropna()
                 stats = mean_confidence_interval((both[method] - both[baseline]).to_numpy())
                 means = block[method].mean(), block[baseline].mean()
+                log10_ratio = float(np.log10(means[1] / means[0]))
+                log_se, log_half = log_ratio_interval(both[method].to_numpy(), both[baseline].to_numpy())
                 rows.append(
                     {
                         "dataset": dataset,
@@ -115,10 +119,19 @@ def paired_differences(runs: pd.DataFrame, value: str = "error") -> pd.DataFrame
                         "difference_ci_high": stats["ci_high"],
                         "runs": stats["runs"],
                         "ratio": means[1] / means[0],
-                        "log10_ratio": float(np.log10(means[1] / means[0])),
+                        "ratio_ci_low": 10 ** (log10_ratio - log_half),
+                        "ratio_ci_high": 10 ** (log10_ratio + log_half),
+                        "log10_ratio": log10_ratio,
+                        "log10_ratio_se": log_se,
+                        "log10_ratio_ci_low": log10_ratio - log_half,
+                        "log10_ratio_ci_high": log10_ratio + log_half,
                     }
                 )
     return pd.DataFrame(rows)
+
+
+def _bounds(block: pd.DataFrame, column: str) -> tuple[pd.Series, pd.Series]:
+    return block[f"{column}_ci_low"], block[f"{column}_ci_high"]
 
 
 def pair_summary(pairs: pd.DataFrame) -> pd.DataFrame:
@@ -128,33 +141,48 @@ def pair_summary(pairs: pd.DataFrame) -> pd.DataFrame:
     ``method`` beats ``baseline`` at every ε), the largest above the smallest ε, the differences
     and ratios at the smallest and largest ε, and ``ratio_growth`` (ratio at the smallest ε / ratio
     at the largest: > 1 when the gap widens as ε falls).
+
+    Each summary carries the interval that interval arithmetic gives from the per-ε 95 %
+    intervals, by the same operation: the maximum of the differences lies in
+    ``[max of the lower bounds, max of the upper bounds]``, their mean in ``[mean of the lower,
+    mean of the upper]``, a quotient of ratios in ``[low / high, high / low]``. The interval covers
+    the summary whenever every per-ε interval covers its difference (each does at 95 %; jointly
+    the coverage is lower, and the page reports the multiplicity adjustment).
     """
     rows = []
     for (dataset, task, method, baseline), block in pairs.groupby([*PANEL, "method", "baseline"], sort=False):
         block = block.sort_values("epsilon")
         first, last = block.iloc[0], block.iloc[-1]
-        rows.append(
-            {
-                "dataset": dataset,
-                "task": task,
-                "method": method,
-                "baseline": baseline,
-                "smallest_epsilon": first.epsilon,
-                "largest_epsilon": last.epsilon,
-                "max_difference": block.difference.max(),
-                "min_difference": block.difference.min(),
-                "mean_difference": block.difference.mean(),
-                "max_abs_difference": block.difference.abs().max(),
-                "max_difference_ci_high": block.difference_ci_high.max(),
-                "max_difference_above_smallest_epsilon": block.difference.iloc[1:].max(),
-                "difference_at_smallest_epsilon": first.difference,
-                "difference_at_largest_epsilon": last.difference,
-                "ratio_at_smallest_epsilon": first.ratio,
-                "ratio_at_largest_epsilon": last.ratio,
-                "min_ratio": block.ratio.min(),
-                "ratio_growth": first.ratio / last.ratio,
-            }
+        low, high = _bounds(block, "difference")
+        abs_low, abs_high = abs_bounds(low, high)
+        row = {
+            "dataset": dataset,
+            "task": task,
+            "method": method,
+            "baseline": baseline,
+            "smallest_epsilon": first.epsilon,
+            "largest_epsilon": last.epsilon,
+            "runs": int(block.runs.min()),
+        }
+        with_interval(row, "max_difference", block.difference.max(), low.max(), high.max())
+        with_interval(row, "min_difference", block.difference.min(), low.min(), high.min())
+        with_interval(row, "mean_difference", block.difference.mean(), low.mean(), high.mean())
+        with_interval(row, "max_abs_difference", block.difference.abs().max(), abs_low.max(), abs_high.max())
+        with_interval(
+            row, "max_difference_above_smallest_epsilon", block.difference.iloc[1:].max(), low.iloc[1:].max(), high.iloc[1:].max()
         )
+        for end, at in (("smallest", first), ("largest", last)):
+            with_interval(row, f"difference_at_{end}_epsilon", at.difference, at.difference_ci_low, at.difference_ci_high)
+            with_interval(row, f"ratio_at_{end}_epsilon", at.ratio, at.ratio_ci_low, at.ratio_ci_high)
+        with_interval(row, "min_ratio", block.ratio.min(), block.ratio_ci_low.min(), block.ratio_ci_high.min())
+        with_interval(
+            row,
+            "ratio_growth",
+            first.ratio / last.ratio,
+            first.ratio_ci_low / last.ratio_ci_high,
+            first.ratio_ci_high / last.ratio_ci_low,
+        )
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -162,25 +190,24 @@ def method_levels(figure: pd.DataFrame, value: str = "error") -> pd.DataFrame:
     """Per method and panel: the levels of the value over the ε grid.
 
     The value at the smallest and largest ε, its minimum, maximum and range (Majority: flat in ε),
-    the failures and PrivGene's r.
+    the failures and PrivGene's r; each value with its interval from the per-ε 95 % intervals
+    (as in :func:`pair_summary`; the range ``max − min`` lies in ``[max low − min high, max high − min low]``,
+    floored at 0).
     """
     rows = []
     for (dataset, task, method), block in figure.groupby([*PANEL, "method"], sort=False):
         block = block.sort_values("epsilon")
-        rows.append(
-            {
-                "dataset": dataset,
-                "task": task,
-                "method": method,
-                "value_at_smallest_epsilon": block[value].iloc[0],
-                "value_at_largest_epsilon": block[value].iloc[-1],
-                "min_value": block[value].min(),
-                "max_value": block[value].max(),
-                "range_over_epsilon": block[value].max() - block[value].min(),
-                "failures": int(block.failures.sum()),
-                "r_at_largest_epsilon": block.r.iloc[-1],
-            }
+        values, low, high = block[value], block.ci_low, block.ci_high
+        row = {"dataset": dataset, "task": task, "method": method, "runs": int(block.runs.min())}
+        with_interval(row, "value_at_smallest_epsilon", values.iloc[0], low.iloc[0], high.iloc[0])
+        with_interval(row, "value_at_largest_epsilon", values.iloc[-1], low.iloc[-1], high.iloc[-1])
+        with_interval(row, "min_value", values.min(), low.min(), high.min())
+        with_interval(row, "max_value", values.max(), low.max(), high.max())
+        with_interval(
+            row, "range_over_epsilon", values.max() - values.min(), max(low.max() - high.min(), 0.0), high.max() - low.min()
         )
+        row.update(failures=int(block.failures.sum()), r_at_largest_epsilon=block.r.iloc[-1])
+        rows.append(row)
     return pd.DataFrame(rows)
 
 

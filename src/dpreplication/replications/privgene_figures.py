@@ -16,6 +16,7 @@ from dpreplication.data import tabular
 from dpreplication.learning.protocol import mean_confidence_interval, summarise
 from dpreplication.replications.privgene import eem_vs_em_job, training_size
 from dpreplication.replications.privgene_datasets import DATASETS
+from dpreplication.statistics.intervals import with_interval
 
 # =========================================================================== figure tables
 
@@ -66,25 +67,33 @@ def choice_of_c_summary(table: pd.DataFrame, paper_c: float) -> pd.DataFrame:
     ``argmin_c_x1e3``: the c with the smallest ratio; ``left_rise`` / ``right_rise``: the ratio at
     the smallest / largest c minus the smallest ratio (both > 0 when the minimum is interior,
     the U of the paper); ``ratio_at_paper_c``: the ratio at the paper's c (the paper: < 1).
+
+    Each with its interval by interval arithmetic on the per-c 95 % intervals (the pooled ratio's:
+    the mean of the panels'); the argmin's is the range of the c that may be the minimiser, those
+    whose lower bound is below every upper bound.
     """
-    pooled = table.groupby("c", as_index=False).ratio.mean().assign(dataset="pooled", task="lr+svm")
+    pooled = (
+        table.groupby("c", as_index=False)[["ratio", "ratio_ci_low", "ratio_ci_high", "runs"]]
+        .agg({"ratio": "mean", "ratio_ci_low": "mean", "ratio_ci_high": "mean", "runs": "min"})
+        .assign(dataset="pooled", task="lr+svm")
+    )
     rows = []
     for (dataset, task), panel in pd.concat([table, pooled], ignore_index=True).groupby(
         ["dataset", "task"], sort=False
     ):
         panel = panel.sort_values("c")
-        lowest = float(panel.ratio.min())
-        rows.append(
-            {
-                "dataset": dataset,
-                "task": task,
-                "ratio_at_paper_c": float(panel.ratio[np.isclose(panel.c, paper_c)].iloc[0]),
-                "argmin_c_x1e3": float(panel.c.iloc[int(np.argmin(panel.ratio))] * 1e3),
-                "min_ratio": lowest,
-                "left_rise": float(panel.ratio.iloc[0]) - lowest,
-                "right_rise": float(panel.ratio.iloc[-1]) - lowest,
-            }
+        ratio, low, high = panel.ratio.to_numpy(), panel.ratio_ci_low.to_numpy(), panel.ratio_ci_high.to_numpy()
+        at_paper = int(np.flatnonzero(np.isclose(panel.c, paper_c))[0])
+        plausible_minimisers = panel.c.to_numpy()[low <= high.min()] * 1e3
+        row = {"dataset": dataset, "task": task, "runs": int(panel.runs.min())}
+        with_interval(row, "ratio_at_paper_c", ratio[at_paper], low[at_paper], high[at_paper])
+        with_interval(
+            row, "argmin_c_x1e3", panel.c.iloc[int(np.argmin(ratio))] * 1e3, plausible_minimisers.min(), plausible_minimisers.max()
         )
+        with_interval(row, "min_ratio", ratio.min(), low.min(), high.min())
+        with_interval(row, "left_rise", ratio[0] - ratio.min(), low[0] - high.min(), high[0] - low.min())
+        with_interval(row, "right_rise", ratio[-1] - ratio.min(), low[-1] - high.min(), high[-1] - low.min())
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -144,41 +153,69 @@ def eem_vs_em(jobs: pd.DataFrame, references: pd.DataFrame | None = None) -> pd.
     return table.rename(columns={"mean": "error"})
 
 
+def _curve_intervals(panel: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per method of a Figs 6–7 panel: its error, ci_low and ci_high by iteration."""
+    return {
+        method: rows.set_index("iteration")[["error", "ci_low", "ci_high"]].dropna(subset=["error"])
+        for method, rows in panel.groupby("method")
+    }
+
+
+def _gap(em: pd.DataFrame, eem: pd.DataFrame) -> pd.DataFrame:
+    """EM − EEM by iteration with its interval ``[EM low − EEM high, EM high − EEM low]`` (unpaired, conservative)."""
+    gap = pd.DataFrame(
+        {"value": em.error - eem.error, "low": em.ci_low - eem.ci_high, "high": em.ci_high - eem.ci_low}
+    )
+    return gap.dropna(subset=["value"])
+
+
 def eem_vs_em_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Per (dataset, task): final errors of EEM and EM, the final gap EM − EEM and its growth from iteration 1."""
+    """Per (dataset, task): final errors of EEM and EM, the final gap EM − EEM and its growth from iteration 1.
+
+    Each gap with its interval by interval arithmetic on the curves' 95 % intervals (not using the
+    pairing of the runs, so wider than a paired interval): the gap's maximum over iterations lies in
+    ``[max of the lows, max of the highs]``, the growth ``last − first`` in
+    ``[last low − first high, last high − first low]``.
+    """
     rows = []
     for (dataset, task), panel in table.groupby(["dataset", "task"], sort=False):
-        curves = {m: rows_.set_index("iteration").error.dropna() for m, rows_ in panel.groupby("method")}
-        gap = (curves["EM"] - curves["EEM"]).dropna()
+        curves = _curve_intervals(panel)
+        gap = _gap(curves["EM"], curves["EEM"])
         last = int(gap.index.max())
+        row = {
+            "dataset": dataset,
+            "task": task,
+            "runs": int(panel[panel.method == "EEM"].runs.min()),
+            "iterations": last,
+            "eem_final_error": float(curves["EEM"].error.loc[last]),
+            "em_final_error": float(curves["EM"].error.loc[last]),
+            "eem_rnm_exp_final_error": float(curves["EEM-RNMExp"].error.loc[last]) if "EEM-RNMExp" in curves else np.nan,
+        }
+        with_interval(row, "final_gap", gap.value.loc[last], gap.low.loc[last], gap.high.loc[last])
+        with_interval(row, "first_gap", gap.value.loc[1], gap.low.loc[1], gap.high.loc[1])
+        with_interval(row, "max_gap", gap.value.max(), gap.low.max(), gap.high.max())
+        with_interval(
+            row,
+            "gap_growth",
+            gap.value.loc[last] - gap.value.loc[1],
+            gap.low.loc[last] - gap.high.loc[1],
+            gap.high.loc[last] - gap.low.loc[1],
+        )
+        row["noprivacy_error"] = float(curves["NoPrivacy"].error.iloc[0]) if "NoPrivacy" in curves else np.nan
+        row["majority_error"] = float(curves["Majority"].error.iloc[0]) if "Majority" in curves else np.nan
         at_paper_r = sorted(m for m in curves if m.startswith("EEM, r="))
-        paper = {}
         if at_paper_r:
             eem_paper, em_paper = curves[at_paper_r[0]], curves[at_paper_r[0].replace("EEM", "EM", 1)]
-            paper = {
-                "paper_r": int(eem_paper.index.max()),
-                "eem_final_error_paper_r": float(eem_paper.iloc[-1]),
-                "em_final_error_paper_r": float(em_paper.iloc[-1]),
-                "final_gap_paper_r": float(em_paper.iloc[-1] - eem_paper.iloc[-1]),
-                "max_gap_paper_r": float((em_paper - eem_paper).max()),
-            }
-        rows.append(
-            {
-                "dataset": dataset,
-                "task": task,
-                "iterations": last,
-                "eem_final_error": float(curves["EEM"].loc[last]),
-                "em_final_error": float(curves["EM"].loc[last]),
-                "eem_rnm_exp_final_error": float(curves["EEM-RNMExp"].loc[last]) if "EEM-RNMExp" in curves else np.nan,
-                "final_gap": float(gap.loc[last]),
-                "first_gap": float(gap.loc[1]),
-                "max_gap": float(gap.max()),
-                "gap_growth": float(gap.loc[last] - gap.loc[1]),
-                "noprivacy_error": float(curves["NoPrivacy"].iloc[0]) if "NoPrivacy" in curves else np.nan,
-                "majority_error": float(curves["Majority"].iloc[0]) if "Majority" in curves else np.nan,
-                **paper,
-            }
-        )
+            paper_gap = _gap(em_paper, eem_paper)
+            row.update(
+                paper_r=int(eem_paper.index.max()),
+                eem_final_error_paper_r=float(eem_paper.error.iloc[-1]),
+                em_final_error_paper_r=float(em_paper.error.iloc[-1]),
+            )
+            end = paper_gap.iloc[-1]
+            with_interval(row, "final_gap_paper_r", end.value, end.low, end.high)
+            with_interval(row, "max_gap_paper_r", paper_gap.value.max(), paper_gap.low.max(), paper_gap.high.max())
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -235,7 +272,9 @@ def dampening_summary(trace: pd.DataFrame) -> pd.DataFrame:
 
 def reference_levels(jobs: pd.DataFrame, data: dict[str, tabular.TabularData] | None = None) -> pd.DataFrame:
     """NoPrivacy and Majority misclassification (mean ± 95 % CI) per dataset and task, with the minority rate."""
-    table = summarise(jobs, ["dataset", "task", "method"], "error").rename(columns={"mean": "error"})
+    table = summarise(jobs, ["dataset", "task", "method"], "error").rename(
+        columns={"mean": "error", "ci_low": "error_ci_low", "ci_high": "error_ci_high", "sem": "error_se"}
+    )
     if data:
         minority = {name: float(min(d.labels.mean(), 1 - d.labels.mean())) for name, d in data.items()}
         table["minority_rate"] = table.dataset.map(minority)

@@ -75,13 +75,19 @@ def gupt_variants_job(
 def gupt_variants_summary(jobs: pd.DataFrame, variants: dict[str, dict]) -> pd.DataFrame:
     """Per (dataset, task, GUPT variant): mean variances of GUPT and PrivGene over the same runs.
 
-    With ``ratio = GUPT / PrivGene`` and ``log10_ratio`` (as the Fig. 5 ``comparison_pairs`` table).
+    With ``ratio = GUPT / PrivGene`` and ``log10_ratio`` (as the Fig. 5 ``comparison_pairs`` table),
+    the latter with its paired 95 % interval (:func:`~dpreplication.statistics.intervals.log_ratio_interval`,
+    runs paired by ``run``: the same data draws).
     """
     rows = []
     for (dataset, task), panel in jobs.groupby(["dataset", "task"], sort=False):
-        privgene_mean = float(panel[panel.method == "PrivGene"].variance.mean())
+        privgene_runs = panel[panel.method == "PrivGene"].set_index("run").variance
+        privgene_mean = float(privgene_runs.mean())
         for name, variant in variants.items():
-            gupt_runs = panel[panel.method == f"GUPT {name}"].variance
+            gupt_runs = panel[panel.method == f"GUPT {name}"].set_index("run").variance
+            paired = pd.concat([privgene_runs, gupt_runs], axis=1, keys=["privgene", "gupt"]).dropna()
+            log_se, log_half = log_ratio_interval(paired.privgene, paired.gupt)
+            log10_ratio = float(np.log10(gupt_runs.mean() / privgene_mean))
             rows.append(
                 {
                     "dataset": dataset,
@@ -94,7 +100,10 @@ def gupt_variants_summary(jobs: pd.DataFrame, variants: dict[str, dict]) -> pd.D
                     "privgene_variance": privgene_mean,
                     "gupt_variance": float(gupt_runs.mean()),
                     "ratio": float(gupt_runs.mean()) / privgene_mean,
-                    "log10_ratio": float(np.log10(gupt_runs.mean() / privgene_mean)),
+                    "log10_ratio": log10_ratio,
+                    "log10_ratio_se": log_se,
+                    "log10_ratio_ci_low": log10_ratio - log_half,
+                    "log10_ratio_ci_high": log10_ratio + log_half,
                 }
             )
     return pd.DataFrame(rows)

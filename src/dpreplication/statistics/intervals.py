@@ -1,0 +1,38 @@
+"""95 % intervals of summaries of mean estimates: delta-method log ratios and interval arithmetic.
+
+A summary of several estimates (the largest gap over an ε grid, a difference of two curves' final
+values) gets its interval from the estimates' own intervals by the same operation (interval
+arithmetic): if every input interval covers its quantity, the output interval covers the summary.
+The scorecard judges such claims on these intervals (:mod:`dpreplication.scorecard.uncertainty`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpreplication.learning.protocol import mean_confidence_interval
+
+
+def log_ratio_interval(method, baseline, confidence: float = 0.95) -> tuple[float, float]:
+    """Standard error and half-width of ``log10(mean(baseline) / mean(method))`` over paired runs.
+
+    Delta method: run ``i`` contributes ``(b_i − b̄)/b̄ − (m_i − m̄)/m̄`` to the log ratio; its
+    standard error is their standard deviation over √runs, the half-width Student-t's. In log10
+    units; NaN with fewer than two runs.
+    """
+    method, baseline = np.asarray(method, dtype=float), np.asarray(baseline, dtype=float)
+    influence = (baseline - baseline.mean()) / baseline.mean() - (method - method.mean()) / method.mean()
+    stats = mean_confidence_interval(influence / np.log(10), confidence)
+    return stats["sem"], stats["ci_high"] - stats["mean"]
+
+
+def abs_bounds(low, high) -> tuple[np.ndarray, np.ndarray]:
+    """The interval of ``|x|`` for ``x`` in ``[low, high]`` (elementwise)."""
+    low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    straddles = (low <= 0) & (high >= 0)
+    return np.where(straddles, 0.0, np.minimum(np.abs(low), np.abs(high))), np.maximum(np.abs(low), np.abs(high))
+
+
+def with_interval(row: dict, name: str, value: float, low: float, high: float) -> None:
+    """Add ``name`` and its interval ``<name>_ci_low``/``<name>_ci_high`` to ``row``."""
+    row.update({name: float(value), f"{name}_ci_low": float(low), f"{name}_ci_high": float(high)})
