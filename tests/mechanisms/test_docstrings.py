@@ -19,6 +19,7 @@ MODULES = [
         "majority_utility",
         "noise_comparison",
         "quality",
+        "quantile",
         "selection",
         "selection_sampling",
         "truncated_laplace",

@@ -113,12 +113,14 @@ def test_schedule_ablation_default_reproduces_the_comparison_job():
 
 def test_gupt_spec_variant_reproduces_fig5_and_clamping_stays_in_the_box():
     """GUPT with φ = 1 and no clamp is the Fig. 5 job's value; the clamped variant lies in [-1, 1]
-    and so has a smaller variance; φ = 1/3 triples the noise on the same draws (larger variance)."""
+    and so has a smaller variance; φ = 1/3 triples the noise on the same draws (larger variance);
+    the estimated-range variant leaves the others' draws alone and gets its row with an interval."""
     data = TabularData("blobs", np.random.default_rng(3).uniform(-1, 1, (3000, 2)), None, ("a", "b"), "synthetic")
     variants = {
-        "spec": {"eps_fraction": 1, "clamp_output": False},
-        "split": {"eps_fraction": 1 / 3, "clamp_output": False},
-        "clamped": {"eps_fraction": 1, "clamp_output": True},
+        "spec": {"eps_fraction": 1, "clamp_output": False, "range": "given"},
+        "split": {"eps_fraction": 1 / 3, "clamp_output": False, "range": "given"},
+        "clamped": {"eps_fraction": 1, "clamp_output": True, "range": "given"},
+        "estimated": {"eps_fraction": 1 / 2, "clamp_output": False, "range": "estimated"},
     }
     jobs = privgene_gupt_variants.gupt_variants_job(
         data, 3, seed=5, runs=2, epsilon=0.1, variants=variants, algorithm=ALGORITHM, restarts=2, max_iter=50
@@ -134,3 +136,21 @@ def test_gupt_spec_variant_reproduces_fig5_and_clamping_stays_in_the_box():
         < summary.loc["split", "gupt_variance"]
     )
     assert summary.loc["clamped", "gupt_variance"] <= 2 * 2 * 2  # every point within the box of every centre
+    # GUPT's own range (GUPT-loose) adds its percentile draws on a stream of its own: the other
+    # variants' Laplace draws, hence their values, are those of a run without it
+    without = privgene_gupt_variants.gupt_variants_job(
+        data,
+        3,
+        seed=5,
+        runs=2,
+        epsilon=0.1,
+        variants={"spec": variants["spec"]},
+        algorithm=ALGORITHM,
+        restarts=2,
+        max_iter=50,
+    )
+    np.testing.assert_array_equal(
+        without[without.method == "GUPT spec"].variance, jobs[jobs.method == "GUPT spec"].variance
+    )
+    assert summary.loc["estimated", "range"] == "estimated" and np.isfinite(summary.loc["estimated", "log10_ratio"])
+    assert summary.loc["estimated", "log10_ratio_ci_low"] <= summary.loc["estimated", "log10_ratio_ci_high"]

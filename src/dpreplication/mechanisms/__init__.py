@@ -1,9 +1,9 @@
 """Differentially private mechanisms: selection, additive noise, the enhanced exponential mechanism, private majority.
 
 Each function states its privacy guarantee in its docstring and cites the equation, theorem or
-algorithm it implements: ε-DP for the selection mechanisms, the Laplace mechanism and the
-enhanced exponential mechanism; (ε, δ)-DP for the truncated Laplacian and the Gaussian noise;
-``(mε, δ)``-DP for DaRRM_γ when γ passes the privacy check; ``(λ, λ/σ²)``-RDP, hence
+algorithm it implements: ε-DP for the selection mechanisms, the Laplace mechanism, the enhanced
+exponential mechanism and the private quantile; (ε, δ)-DP for the truncated Laplacian and the
+Gaussian noise; ``(mε, δ)``-DP for DaRRM_γ when γ passes the privacy check; ``(λ, λ/σ²)``-RDP, hence
 (ε, δ)-DP, for GNMax.
 """
 
@@ -23,6 +23,9 @@ _EXPORTS = {
     "exponential_mechanism_worst_case_error": "selection",
     "intermediate_objects": "selection_sampling",
     "mode_scores": "quality",
+    # the private quantile (Smith 2011), GUPT's range estimation
+    "private_quantile": "quantile",
+    "private_quantile_log_probabilities": "quantile",
     "median_scores": "quality",
     # additive noise: Laplace, analytic Gaussian (Balle & Wang 2018)
     "laplace_scale": "additive",

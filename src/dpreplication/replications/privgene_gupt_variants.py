@@ -1,7 +1,8 @@
 """PrivGene: GUPT variants for Fig. 5 (spec ``privgene.md`` §3.6, §10.6), a gap experiment.
 
-:func:`gupt_variants_job` runs GUPT's k-means with the ε split of its code and with the noisy
-output clamped to the data box, against PrivGene at the same ε, on the streams of the Fig. 5 jobs;
+:func:`gupt_variants_job` runs GUPT's k-means with the ε split of its code, with the noisy
+output clamped to the data box and with GUPT's own output-range estimation
+(:mod:`dpreplication.learning.gupt_loose`), against PrivGene at the same ε, on the streams of the Fig. 5 jobs;
 :func:`gupt_variants_summary` compares their mean variances. The other gap experiments are in
 :mod:`dpreplication.replications.privgene_ablations`.
 """
@@ -15,8 +16,10 @@ from dpreplication.data import tabular
 from dpreplication.learning import models
 from dpreplication.learning import sample_and_aggregate as gupt
 from dpreplication.learning.genetic import privgene
+from dpreplication.learning.gupt_loose import gupt_loose_aggregate
 from dpreplication.replications.privgene import algorithm_settings, make_fitness
 from dpreplication.replications.privgene_comparison import KMEANS_SELECTION, job_streams, kmeans_task
+from dpreplication.statistics.intervals import log_ratio_interval
 
 
 def gupt_variants_job(
@@ -36,13 +39,15 @@ def gupt_variants_job(
     ``runs`` runs on the full scaled data. Run ``i`` uses the streams of the Fig. 5 jobs of run
     ``i`` (partition, block fits, noise at ε), so the variant ``eps_fraction = 1``, unclamped,
     reproduces the Fig. 5 GUPT value, PrivGene reproduces its Fig. 5 value, and the GUPT variants
-    share their block fits and Laplace draws.
+    share their block fits and Laplace draws. A variant with ``range: estimated`` estimates each
+    coordinate's range from the block outputs within [-1, 1] (GUPT-loose, ``eps_fraction`` = its
+    share for the noisy mean), its percentiles drawn from the stream ``(ε, "range")``.
     Columns: dataset, task, k, run, method (``PrivGene`` or ``GUPT <variant>``), epsilon, variance.
 
     Parameters
     ----------
     variants : dict of str to dict
-        Name → ``eps_fraction``, ``clamp_output``.
+        Name → ``eps_fraction``, ``clamp_output``, ``range`` (``given``: [-1, 1]; ``estimated``).
     """
     points, task = data.features, kmeans_task(k)
     fitness = make_fitness("kmeans", points, None, k=k, kmeans_delta_factor=algorithm["kmeans_delta_factor"])
@@ -60,9 +65,19 @@ def gupt_variants_job(
         blocks = gupt.gupt_partition(len(points), generator)
         outputs = gupt.kmeans_block_outputs(points, blocks, k, generator, restarts, max_iter)
         for name, variant in variants.items():
-            centres = gupt.gupt_aggregate(
-                outputs, gupt.CENTRE_RANGE, epsilon, streams(epsilon), variant["eps_fraction"]
-            )
+            if variant["range"] == "estimated":
+                centres = gupt_loose_aggregate(
+                    outputs,
+                    gupt.CENTRE_RANGE,
+                    epsilon,
+                    streams(epsilon),
+                    streams(epsilon, "range"),
+                    variant["eps_fraction"],
+                )
+            else:
+                centres = gupt.gupt_aggregate(
+                    outputs, gupt.CENTRE_RANGE, epsilon, streams(epsilon), variant["eps_fraction"]
+                )
             if variant["clamp_output"]:  # post-processing: the same guarantee
                 centres = np.clip(centres, *gupt.CENTRE_RANGE)
             rows.append((run, f"GUPT {name}", variance(centres)))
@@ -95,6 +110,7 @@ def gupt_variants_summary(jobs: pd.DataFrame, variants: dict[str, dict]) -> pd.D
                     "variant": name,
                     "eps_fraction": variant["eps_fraction"],
                     "clamp_output": bool(variant["clamp_output"]),
+                    "range": variant["range"],
                     "epsilon": float(panel.epsilon.iloc[0]),
                     "runs": len(gupt_runs),
                     "privgene_variance": privgene_mean,
