@@ -394,14 +394,17 @@ def _reference_problems(privgene: dict) -> list[str]:
     """Check that the NoPrivacy/Majority reference jobs cover the datasets and tasks read from them.
 
     Figs 3–4 read NoPrivacy (where a series draws it) on their datasets, Figs 6–7 both methods on
-    US and BR for their tasks.
+    US and BR for their tasks, the PrivateERM baseline checks NoPrivacy LR on their datasets.
     """
     reference, comparison = privgene.get("reference", {}), privgene.get("comparison", {})
     drawn = [task for task, methods in comparison.get("methods", {}).items() if "NoPrivacy" in methods]
+    checks = privgene.get("ablations", {}).get("baseline_checks", {})
     readers = {
         "datasets": {"privgene.comparison.datasets": comparison.get("datasets", []) if drawn else [],
-                     "privgene.eem_vs_em": ["US", "BR"]},
-        "tasks": {"privgene.comparison.methods": drawn, "privgene.eem_vs_em.tasks": privgene.get("eem_vs_em", {}).get("tasks", [])},
+                     "privgene.eem_vs_em": ["US", "BR"],
+                     "privgene.ablations.baseline_checks.datasets": checks.get("datasets", [])},
+        "tasks": {"privgene.comparison.methods": drawn, "privgene.eem_vs_em.tasks": privgene.get("eem_vs_em", {}).get("tasks", []),
+                  "privgene.ablations.baseline_checks": ["lr"] if checks.get("datasets") else []},
     }  # fmt: skip
     problems = []
     for key, wanted_by in readers.items():

@@ -46,6 +46,7 @@ from dpreplication.replications import (
     privgene_datasets,
     privgene_verified,
 )
+from dpreplication.replications import privgene_baseline_checks as pbc
 from dpreplication.replications import privgene_comparison as pc
 from dpreplication.workflow_config import profile_config
 
@@ -253,6 +254,41 @@ def comparison_site(patch):
         },
         folds_shared,
     )
+
+
+def baseline_checks_site(patch):
+    """The PrivateERM baseline checks: per fold, one stream per (method, Λ, ε) of
+    :func:`~dpreplication.replications.privgene_baseline_checks.job_points`. The diffprivlib rows
+    draw their stream (and the library's seed from it) before the library is imported, so the site
+    is checked whether or not the ``oracles`` extra is installed (absent: its rows say so)."""
+    run = with_defaults(
+        lambda data, **keys: pbc.baseline_checks_job(toy_data(data), **keys),
+        data="toy",
+        repetition=0,
+        seed=1,
+        epsilons=[0.5, 1.0],
+        regulariser=1e-3,
+        sweep_epsilon=1.0,
+        sweep_regularisers=[1e-3, 1e-1],
+        folds=3,
+        use_folds=None,
+    )
+    return Site(
+        run,
+        ("paper", "figure", "dataset", "task", "method", "regulariser", "repetition", "fold", "epsilon"),
+        tagged("privgene", "baseline_checks"),
+        1 + 3 * 5,  # the folds, then per fold: (ours, diffprivlib) × 2 ε at Λ, and the sweep's other Λ
+        {
+            "dataset": {"data": "other"},
+            "method": None,
+            "regulariser": None,
+            "repetition": {"repetition": 1},
+            "fold": None,
+            "epsilon": None,
+            "seed": {"seed": 2},
+        },
+        folds_shared,
+    )  # the task is always "lr" (the job has no other)
 
 
 def kmeans_site(patch):
@@ -645,6 +681,7 @@ SITES = {
     "protocol folds": folds_site,
     "PrivGene job": privgene_job_site,
     "PrivGene comparison job": comparison_site,
+    "PrivGene baseline checks": baseline_checks_site,
     "PrivGene k-means job": kmeans_site,
     "PrivGene first selection": first_selection_site,
     "PrivGene EEM audit": privgene_audit_site,
@@ -699,6 +736,7 @@ def test_every_call_site_is_covered():
         "protocol",
         "privgene",
         "privgene_comparison",
+        "privgene_baseline_checks",
         "privgene_verified",
         "privgene_datasets",
         "darrm_prediction",
