@@ -81,8 +81,17 @@ def test_holm_and_benjamini_hochberg_adjustments():
         adjusted_decisive(p, "bonferroni")
     scorecard = evaluate_claims(
         [interval_claim(id=f"c{i}", comparison="lt", select={"i": i}) for i in range(3)],
-        {"t": pd.DataFrame({"i": [0, 1, 2], "gap": [-0.05, -0.021, -0.021], "gap_ci_low": [-0.06, -0.04, -0.04],
-                            "gap_ci_high": [-0.04, -0.001, -0.001], "runs": 50})},
+        {
+            "t": pd.DataFrame(
+                {
+                    "i": [0, 1, 2],
+                    "gap": [-0.05, -0.021, -0.021],
+                    "gap_ci_low": [-0.06, -0.04, -0.04],
+                    "gap_ci_high": [-0.04, -0.001, -0.001],
+                    "runs": 50,
+                }
+            )
+        },
     )
     # p ≈ (0, 0.0198, 0.0198): Holm stops at 0.0198 > 0.025/2; BH keeps all three (0.0198 ≤ 0.025)
     assert "| p | 3 | 3 | 2 | 0 |" in multiplicity_table(scorecard)
@@ -148,7 +157,9 @@ def test_no_two_claims_judge_the_same_cell(paper):
 
 @pytest.mark.parametrize("paper", PAPERS)
 def test_every_paper_claim_quotes_its_sentence_and_states_its_reading(paper):
-    unread = [c.id for c in load_registry(CLAIMS / f"{paper}.yaml") if c.kind == "paper" and not (c.quote and c.reading)]
+    unread = [
+        c.id for c in load_registry(CLAIMS / f"{paper}.yaml") if c.kind == "paper" and not (c.quote and c.reading)
+    ]
     assert unread == []
 
 
@@ -165,17 +176,31 @@ def test_a_value_with_an_interval_is_judged_on_it(paper):
     """A claimed column whose table carries ``<column>_ci_low`` is an ``interval`` claim (not exact)."""
     tables = reference_tables(paper)
     undeclared = [
-        c.id for c in load_registry(CLAIMS / f"{paper}.yaml")
+        c.id
+        for c in load_registry(CLAIMS / f"{paper}.yaml")
         if c.table in tables and f"{c.column}_ci_low" in tables[c.table] and c.draws != "interval"
     ]
     assert undeclared == []
 
 
 FROM_DRAWS = {
-    "privgene": ["comparison_pairs", "comparison_summary", "comparison_levels", "reference_levels", "fig2_summary",
-                 "eem_vs_em_summary", "fig5_gupt_variants", "small_epsilon_paper_r", "schedule_ablation"],
-    "darrm": ["prediction_accuracy.opt_minus_gnmax", "prediction_accuracy.sub_minus_gnmax",
-              "prediction_accuracy.gnmax_z", "prediction_accuracy.gnmax_mean"],
+    "privgene": [
+        "comparison_pairs",
+        "comparison_summary",
+        "comparison_levels",
+        "reference_levels",
+        "fig2_summary",
+        "eem_vs_em_summary",
+        "fig5_gupt_variants",
+        "small_epsilon_paper_r",
+        "schedule_ablation",
+    ],
+    "darrm": [
+        "prediction_accuracy.opt_minus_gnmax",
+        "prediction_accuracy.sub_minus_gnmax",
+        "prediction_accuracy.gnmax_z",
+        "prediction_accuracy.gnmax_mean",
+    ],
     "permute_and_flip": ["lemma_chain.homogeneity_p", "lemma_internals.p_value"],
     "truncated_laplace": ["monte_carlo.z_score"],
 }

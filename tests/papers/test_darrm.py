@@ -245,7 +245,7 @@ def test_verified_numbers_hold():
     table = darrm_verified.verified_numbers(quick=True, seed=0, solver=CONFIG["solver"])
     assert list(table.columns) == darrm_verified.VERIFIED_COLUMNS
     claims = [c for c in load_registry(REGISTRY) if c.table == "verified_numbers"]
-    assert len(claims) == 200
+    assert len(claims) == 177  # 23 spec repeats of a judged fact are not judged twice (issue #32)
     judged = evaluate_claims(claims, {"verified_numbers": table})
     failures = judged[(judged.status != "pass") & ~judged.id.isin(LITERAL_K101_LABELS)]
     assert failures.empty, failures[["id", "reproduced", "expected", "comparison"]].to_string()

@@ -394,3 +394,44 @@ def privgene_kmeans_jobs(pattern):
     section = settings("privgene/comparison")["kmeans"]
     return [path for dataset, ks in section["panels"].items()
             for path in expand(pattern, pg_dataset=dataset, k=ks, repetitions=repetition_batches(section["runs"]))]
+
+
+def privgene_second_stage_jobs(wildcards, tasks=None):
+    """The second-stage comparison jobs (of ``tasks``' figures, default all) that the plan of the
+    checkpoint ``privgene_comparison_plan`` asks for: per planned cell, the repetitions after the
+    first stage's, in batches of ``privgene.repetitions_per_job`` (NoPrivacy's cells are ε-free)."""
+    import pandas as pd
+
+    plan = pd.read_csv(checkpoints.privgene_comparison_plan.get().output[0])
+    first = settings("privgene/comparison")["repetitions"]
+    size = settings("privgene")["repetitions_per_job"]
+    return [
+        rules.privgene_comparison_extra_job.output[0].format(
+            pg_dataset=cell.dataset, task=cell.task, method=cell.method, repetitions=f"{start}-{min(start + size, cell.repetitions) - 1}",
+            epsilon="free" if cell.method == "NoPrivacy" else f"{cell.epsilon:g}",
+        )
+        for cell in plan.itertuples(index=False)
+        if tasks is None or cell.task in tasks
+        for start in range(first, int(cell.repetitions), size)
+    ]
+
+
+def privgene_extra_settings(wildcards):
+    """What a second-stage comparison job depends on: its method's first-stage keys (NoPrivacy: the reference job's)."""
+    if wildcards.method == "NoPrivacy":
+        return privgene_job_settings("reference", algorithm=False)
+    return privgene_comparison_settings(wildcards)[wildcards.method]
+
+
+def privgene_extra_tuned_c(wildcards):
+    """NoPrivacy's SVM needs its dataset's tuned C."""
+    if (wildcards.method, wildcards.task) != ("NoPrivacy", "svm"):
+        return []
+    return [rules.privgene_svm_c.output[0].format(pg_dataset=wildcards.pg_dataset)]
+
+
+def privgene_plan_settings():
+    """The second stage's plan: the first stage's repetitions, the runs per repetition, the cap and the budget."""
+    section, protocol = settings("privgene/comparison"), settings("privgene/protocol")
+    return {"datasets": section["datasets"], "methods": section["methods"], "repetitions": section["repetitions"],
+            "folds": len(protocol["use_folds"] or range(protocol["folds"])), **section["second_stage"]}

@@ -159,8 +159,8 @@ DR_TEACHERS_CODE = code_inputs("data", "accounting/rdp.py", "learning/teachers.p
                                plots=False)
 DR_PREDICTION_CODE = code_inputs("data", "learning/teachers.py", "mechanisms/majority.py", "mechanisms/majority_utility.py",
                                  "mechanisms/feasible_region.py", "mechanisms/gnmax.py",
-                                 "optimisation/gamma_lp.py", "accounting", "scorecard/claims.py",
-                                 "replications/darrm_teachers.py", "replications/darrm_prediction.py",
+                                 "optimisation/gamma_lp.py", "accounting", "scorecard/claims.py", "scorecard/uncertainty.py",
+                                 "replications/darrm_teachers.py", "replications/darrm_prediction.py", "learning/protocol.py",
                                  "replications/darrm_teacher_quality.py")
 
 
@@ -273,8 +273,8 @@ DR_ABLATION = f"{DR_PREDICTION}/ablation"
 DR_ABLATION_CODE = code_inputs("data", "accounting", "learning/teachers.py", "mechanisms/majority.py",
                                "mechanisms/majority_utility.py",
                                "mechanisms/feasible_region.py", "mechanisms/gnmax.py",
-                               "optimisation/gamma_lp.py", "scorecard/claims.py", "replications/darrm_teachers.py",
-                               "replications/darrm_prediction.py", "replications/darrm_teacher_quality.py",
+                               "optimisation/gamma_lp.py", "scorecard/claims.py", "scorecard/uncertainty.py", "replications/darrm_teachers.py",
+                               "replications/darrm_prediction.py", "learning/protocol.py", "replications/darrm_teacher_quality.py",
                                "replications/darrm_teacher_ablation.py", plots=False)
 
 

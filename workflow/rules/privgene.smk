@@ -12,7 +12,7 @@ PG_JOB_CODE = code_inputs("data", "learning/fitness.py", "learning/genetic.py", 
                           "mechanisms/enhanced_exponential.py", "mechanisms/additive.py", "replications/privgene.py",
                           "replications/privgene_datasets.py", plots=False)
 """What the (many, costly) jobs run; the aggregation rules also depend on the figure-table module."""
-PG_CODE = sorted(set(PG_JOB_CODE) | set(code_inputs("replications/privgene_figures.py")))
+PG_CODE = sorted(set(PG_JOB_CODE) | set(code_inputs("replications/privgene_figures.py", "statistics/intervals.py")))
 PG_WORK = f"{WORK}/{PG}"
 
 PG_WILDCARDS = {"pg_dataset": "|".join(PRIVGENE_DATASETS), "task": "lr|svm", "repetitions": r"\d+-\d+"}
@@ -202,7 +202,7 @@ for _rule in (rules.privgene_table2, rules.privgene_choice_of_c, rules.privgene_
 PGC_JOB_CODE = sorted(set(PG_JOB_CODE) | set(code_inputs(
     "learning/functional_mechanism.py", "learning/objective_perturbation.py", "learning/output_perturbation.py",
     "learning/sample_and_aggregate.py", "replications/privgene_comparison.py", plots=False)))
-PGC_CODE = sorted(set(PGC_JOB_CODE) | set(code_inputs("replications/privgene_comparison_figures.py")))
+PGC_CODE = sorted(set(PGC_JOB_CODE) | set(code_inputs("replications/privgene_comparison_figures.py", "statistics/intervals.py")))
 
 
 rule privgene_comparison_job:
@@ -239,6 +239,41 @@ rule privgene_kmeans_job:
     script: "../scripts/privgene/kmeans_job.py"
 
 
+checkpoint privgene_comparison_plan:
+    """Repetitions where they decide (issue #32): the comparison claims judged on the first stage;
+    each inconclusive one's straddling cells get the repetitions that would resolve it, up to the
+    paper's, cheapest claims first within the profile's budget
+    (:mod:`dpreplication.replications.privgene_repetitions`)."""
+    message: "PrivGene: which Figs 3–4 cells need more repetitions to decide their claims"
+    input:
+        jobs=privgene_comparison_jobs(rules.privgene_comparison_job.output[0]),
+        references=privgene_comparison_references(),
+        registry=claim_registry(PG),
+        code=sorted(set(PGC_CODE) | set(code_inputs("replications/privgene_repetitions.py", "scorecard", plots=False))),
+    output: f"{PG_WORK}/comparison_plan.csv"
+    params: settings=privgene_plan_settings()
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/comparison_plan.log"
+    script: "../scripts/privgene/comparison_plan.py"
+
+
+rule privgene_comparison_extra_job:
+    """A second-stage batch of one cell: the first stage's job for one (method, ε), later repetitions,
+    the same seeded streams (NoPrivacy: the reference job, ε-free)."""
+    message: "PrivGene: Figs 3–4 second stage, {wildcards.pg_dataset} {wildcards.task} {wildcards.method} ε={wildcards.epsilon}, repetitions {wildcards.repetitions}"
+    wildcard_constraints: **PG_WILDCARDS, method="[A-Za-z]+", epsilon=r"free|[0-9.e-]+"
+    input:
+        data=privgene_data("{pg_dataset}"),
+        tuned_C=privgene_extra_tuned_c,
+        code=PGC_JOB_CODE,
+    output: f"{PG_WORK}/comparison_extra/{{pg_dataset}}/{{task}}/{{method}}/eps{{epsilon}}/reps{{repetitions}}.csv"
+    params: settings=privgene_extra_settings, seed=SEED
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/comparison_extra/{{pg_dataset}}/{{task}}/{{method}}/eps{{epsilon}}/reps{{repetitions}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/comparison_extra/{{pg_dataset}}/{{task}}/{{method}}/eps{{epsilon}}/reps{{repetitions}}.tsv"
+    script: "../scripts/privgene/comparison_extra_job.py"
+
+
 PG_COMPARISON_FIGURES = {
     "fig3": ("fig3_lr", "Fig. 3, logistic regression", ["lr"]),
     "fig4": ("fig4_svm", "Fig. 4, SVM", ["svm"]),
@@ -254,6 +289,7 @@ for _figure, (_name, _what, _tasks) in PG_COMPARISON_FIGURES.items():
             jobs=(privgene_kmeans_jobs(rules.privgene_kmeans_job.output[0]) if _tasks is None else
                   privgene_comparison_jobs(rules.privgene_comparison_job.output[0], _tasks)),
             references=[] if _tasks is None else privgene_comparison_references(_tasks),
+            extra=[] if _tasks is None else lambda w, tasks=_tasks: privgene_second_stage_jobs(w, tasks),
             data=[privgene_data(name) for name in (settings(f"{PG}/comparison")["kmeans"]["panels"] if _tasks is None
                                                    else settings(f"{PG}/comparison")["datasets"])],
             code=PGC_CODE,
@@ -272,6 +308,7 @@ rule privgene_comparison_pairs:
     input:
         jobs=privgene_comparison_jobs(rules.privgene_comparison_job.output[0]),
         references=privgene_comparison_references(),
+        extra=privgene_second_stage_jobs,
         kmeans=privgene_kmeans_jobs(rules.privgene_kmeans_job.output[0]),
         code=PGC_CODE,
     output:
@@ -323,7 +360,9 @@ register(PG, rules.privgene_paper_r_comparison.output)
 PGA = f"{PG}/ablations"
 PGA_JOB_CODE = sorted(set(PGC_JOB_CODE) | set(code_inputs("learning/reachable.py", "replications/privgene_figures.py",
                                                           "replications/privgene_ablations.py",
-                                                          "replications/privgene_gupt_variants.py", plots=False)))
+                                                          "replications/privgene_gupt_variants.py",
+                                                          "learning/gupt_loose.py", "mechanisms/quantile.py",
+                                                          "statistics/intervals.py", plots=False)))
 PGA_CODE = sorted(set(PGA_JOB_CODE) | set(code_inputs("plotting/privgene_ablations.py")))
 
 
@@ -433,7 +472,7 @@ rule privgene_gupt_variants_job:
 
 
 rule privgene_gupt_variants:
-    message: "PrivGene: Fig. 5's 'about 100x' at ε = 0.1 under GUPT's ε split and output clamping"
+    message: "PrivGene: Fig. 5's 'about 100x' at ε = 0.1 under GUPT's ε split, output clamping and own range estimate"
     input:
         jobs=[path for dataset, ks in settings(f"{PG}/comparison")["kmeans"]["panels"].items()
               for path in expand(rules.privgene_gupt_variants_job.output[0], pg_dataset=dataset, k=ks)],
@@ -449,3 +488,49 @@ rule privgene_gupt_variants:
 for _rule in (rules.privgene_reachable_set, rules.privgene_schedule_ablation, rules.privgene_choice_of_c_epsilon,
               rules.privgene_gupt_variants):
     register(PG, _rule.output)
+
+
+# ---------------------------------------------------------------- PrivateERM cross-checked (issue #32 item 8)
+PGB_SECTION = "ablations/baseline_checks"
+PGB = f"{PG}/{PGB_SECTION}"
+PGB_JOB_CODE = sorted(set(PG_JOB_CODE) | set(code_inputs(
+    "learning/objective_perturbation.py", "oracles.py", "mechanisms/additive.py", "scorecard",
+    "replications/privgene_baseline_checks.py", plots=False)))
+
+
+rule privgene_baseline_checks_job:
+    """One dataset's LR panel, a batch of repetitions: PrivateERM and diffprivlib at the paper's Λ
+    on the Figs 3–4 folds, and PrivateERM over the Λ grid at one ε; each (method, Λ, ε,
+    repetition, fold) draws its own stream (spec §3.4)."""
+    message: "PrivGene: PrivateERM against diffprivlib and over Λ, {wildcards.pg_dataset} LR, repetitions {wildcards.repetitions}"
+    wildcard_constraints: **PG_WILDCARDS
+    input:
+        data=privgene_data("{pg_dataset}"),
+        code=PGB_JOB_CODE,
+    output: f"{PG_WORK}/baseline_checks/{{pg_dataset}}/reps{{repetitions}}.csv"
+    params:
+        settings={**{k: settings(PGB)[k] for k in ("epsilons", "sweep_epsilon", "sweep_regularisers")},
+                  "regulariser": settings(f"{PG}/comparison")["erm_lr_regulariser"], **settings(f"{PG}/protocol")},
+        seed=SEED,
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/baseline_checks/{{pg_dataset}}/reps{{repetitions}}.log"
+    benchmark: f"{BENCHMARKS}/{PG}/baseline_checks/{{pg_dataset}}/reps{{repetitions}}.tsv"
+    script: "../scripts/privgene/baseline_checks_job.py"
+
+
+rule privgene_baseline_checks:
+    message: "PrivGene: does PrivateERM agree with diffprivlib, and does any Λ close its gap to NoPrivacy? (paired by fold)"
+    input:
+        jobs=privgene_jobs(rules.privgene_baseline_checks_job.output[0], PGB_SECTION,
+                           pg_dataset=settings(PGB)["datasets"]),
+        references=privgene_references(PGB_SECTION),
+        code=PGB_JOB_CODE,
+    output: **published(PG, "baseline_checks", TABLE)
+    params: settings={**settings(PGB), "regulariser": settings(f"{PG}/comparison")["erm_lr_regulariser"]}
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{PG}/baseline_checks.log"
+    benchmark: f"{BENCHMARKS}/{PG}/baseline_checks.tsv"
+    script: "../scripts/privgene/baseline_checks.py"
+
+
+register(PG, rules.privgene_baseline_checks.output)

@@ -6,7 +6,7 @@ TL = "truncated_laplace"
 TL_CODE = code_inputs("mechanisms/additive.py", "mechanisms/truncated_laplace.py", "mechanisms/bounds.py",
                       "mechanisms/noise_comparison.py", "accounting/hockey_stick.py", "optimisation/noise_lp.py",
                       "oracles.py", "replications/truncated_laplace.py", "replications/truncated_laplace_bounds.py",
-                      "replications/truncated_laplace_audits.py", "scorecard/claims.py")
+                      "replications/truncated_laplace_audits.py", "scorecard/claims.py", "scorecard/uncertainty.py")
 
 # The optional libraries behind the cross-check tables, with their versions: installing, removing or
 # upgrading one reruns the tables (rerun trigger params), so a stale "missing" row never stays.

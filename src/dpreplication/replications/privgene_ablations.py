@@ -294,7 +294,7 @@ def choice_of_c_by_epsilon(jobs: pd.DataFrame, reference_c: float, paper_c: floa
     The curve table is :func:`~dpreplication.replications.privgene_figures.choice_of_c`; the
     U-shape summary (:func:`~dpreplication.replications.privgene_figures.choice_of_c_summary`)
     covers every ε and the ``grid mean`` (each panel's ratio averaged over these ε, then pooled over
-    panels).
+    panels; its interval the mean of the per-ε intervals, as interval arithmetic gives).
 
     Returns
     -------
@@ -304,7 +304,12 @@ def choice_of_c_by_epsilon(jobs: pd.DataFrame, reference_c: float, paper_c: floa
     tables = [choice_of_c(group, reference_c) for _, group in jobs.groupby("epsilon", sort=True)]
     curves = pd.concat(tables, ignore_index=True)
     curves["epsilon"] = curves.epsilon.map(lambda e: f"{float(e):g}")
-    grid = curves.groupby(["dataset", "task", "c", "c_x1e3"], as_index=False, sort=False).ratio.mean()
+    grid = curves.groupby(["dataset", "task", "c", "c_x1e3"], as_index=False, sort=False).agg(
+        ratio=("ratio", "mean"),
+        ratio_ci_low=("ratio_ci_low", "mean"),
+        ratio_ci_high=("ratio_ci_high", "mean"),
+        runs=("runs", "min"),
+    )
     summaries = [
         choice_of_c_summary(block, paper_c).assign(epsilon=label)
         for label, block in [*curves.groupby("epsilon", sort=False), (GRID, grid)]

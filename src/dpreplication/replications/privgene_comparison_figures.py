@@ -169,10 +169,16 @@ def pair_summary(pairs: pd.DataFrame) -> pd.DataFrame:
         with_interval(row, "mean_difference", block.difference.mean(), low.mean(), high.mean())
         with_interval(row, "max_abs_difference", block.difference.abs().max(), abs_low.max(), abs_high.max())
         with_interval(
-            row, "max_difference_above_smallest_epsilon", block.difference.iloc[1:].max(), low.iloc[1:].max(), high.iloc[1:].max()
+            row,
+            "max_difference_above_smallest_epsilon",
+            block.difference.iloc[1:].max(),
+            low.iloc[1:].max(),
+            high.iloc[1:].max(),
         )
         for end, at in (("smallest", first), ("largest", last)):
-            with_interval(row, f"difference_at_{end}_epsilon", at.difference, at.difference_ci_low, at.difference_ci_high)
+            with_interval(
+                row, f"difference_at_{end}_epsilon", at.difference, at.difference_ci_low, at.difference_ci_high
+            )
             with_interval(row, f"ratio_at_{end}_epsilon", at.ratio, at.ratio_ci_low, at.ratio_ci_high)
         with_interval(row, "min_ratio", block.ratio.min(), block.ratio_ci_low.min(), block.ratio_ci_high.min())
         with_interval(
@@ -204,7 +210,11 @@ def method_levels(figure: pd.DataFrame, value: str = "error") -> pd.DataFrame:
         with_interval(row, "min_value", values.min(), low.min(), high.min())
         with_interval(row, "max_value", values.max(), low.max(), high.max())
         with_interval(
-            row, "range_over_epsilon", values.max() - values.min(), max(low.max() - high.min(), 0.0), high.max() - low.min()
+            row,
+            "range_over_epsilon",
+            values.max() - values.min(),
+            max(low.max() - high.min(), 0.0),
+            high.max() - low.min(),
         )
         row.update(failures=int(block.failures.sum()), r_at_largest_epsilon=block.r.iloc[-1])
         rows.append(row)

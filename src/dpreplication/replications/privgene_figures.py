@@ -88,7 +88,11 @@ def choice_of_c_summary(table: pd.DataFrame, paper_c: float) -> pd.DataFrame:
         row = {"dataset": dataset, "task": task, "runs": int(panel.runs.min())}
         with_interval(row, "ratio_at_paper_c", ratio[at_paper], low[at_paper], high[at_paper])
         with_interval(
-            row, "argmin_c_x1e3", panel.c.iloc[int(np.argmin(ratio))] * 1e3, plausible_minimisers.min(), plausible_minimisers.max()
+            row,
+            "argmin_c_x1e3",
+            panel.c.iloc[int(np.argmin(ratio))] * 1e3,
+            plausible_minimisers.min(),
+            plausible_minimisers.max(),
         )
         with_interval(row, "min_ratio", ratio.min(), low.min(), high.min())
         with_interval(row, "left_rise", ratio[0] - ratio.min(), low[0] - high.min(), high[0] - low.min())
@@ -163,9 +167,7 @@ def _curve_intervals(panel: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 def _gap(em: pd.DataFrame, eem: pd.DataFrame) -> pd.DataFrame:
     """EM − EEM by iteration with its interval ``[EM low − EEM high, EM high − EEM low]`` (unpaired, conservative)."""
-    gap = pd.DataFrame(
-        {"value": em.error - eem.error, "low": em.ci_low - eem.ci_high, "high": em.ci_high - eem.ci_low}
-    )
+    gap = pd.DataFrame({"value": em.error - eem.error, "low": em.ci_low - eem.ci_high, "high": em.ci_high - eem.ci_low})
     return gap.dropna(subset=["value"])
 
 
@@ -189,7 +191,9 @@ def eem_vs_em_summary(table: pd.DataFrame) -> pd.DataFrame:
             "iterations": last,
             "eem_final_error": float(curves["EEM"].error.loc[last]),
             "em_final_error": float(curves["EM"].error.loc[last]),
-            "eem_rnm_exp_final_error": float(curves["EEM-RNMExp"].error.loc[last]) if "EEM-RNMExp" in curves else np.nan,
+            "eem_rnm_exp_final_error": float(curves["EEM-RNMExp"].error.loc[last])
+            if "EEM-RNMExp" in curves
+            else np.nan,
         }
         with_interval(row, "final_gap", gap.value.loc[last], gap.low.loc[last], gap.high.loc[last])
         with_interval(row, "first_gap", gap.value.loc[1], gap.low.loc[1], gap.high.loc[1])

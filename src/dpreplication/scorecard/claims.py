@@ -402,7 +402,7 @@ def not_finite(claim: Claim, reproduced: float) -> str:
 
 
 def interval_of(claim: Claim, tables: dict[str, pd.DataFrame]) -> dict[str, float]:
-    """The uncertainty of an ``interval`` claim's value: ``runs``, ``se``, ``ci_low``, ``ci_high``.
+    """Return the uncertainty of an ``interval`` claim's value: ``runs``, ``se``, ``ci_low``, ``ci_high``.
 
     Read from the row's ``<column>_ci_low``/``<column>_ci_high`` (absent: ``KeyError``),
     ``<column>_se`` (else the half-width over 1.96) and ``<column>_runs`` or ``runs`` (else NaN).
@@ -424,7 +424,7 @@ NO_INTERVAL = {"runs": math.nan, "se": math.nan, "ci_low": math.nan, "ci_high": 
 
 
 def _judge(claim: Claim, reproduced: float, interval: dict) -> tuple[str, dict]:
-    """Status and the interval columns of one computed claim (see the module docstring)."""
+    """Return the status and the interval columns of one computed claim (see the module docstring)."""
     if claim.draws != "interval":
         return ("pass" if claim.holds(reproduced) else "fail"), {"runs_to_resolve": math.nan, "p_decisive": math.nan}
     low, high, strict = claim.region
@@ -445,8 +445,10 @@ def evaluate_claims(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> pd.
         values[f"{claim.id}.expected"] = claim.expected
         interval = interval_of(claim, tables) if claim.draws == "interval" else NO_INTERVAL
         why_not = not_computed(claim, tables) or not_finite(claim, reproduced)
-        if not why_not and claim.draws == "interval" and not (
-            math.isfinite(interval["ci_low"]) and math.isfinite(interval["ci_high"])
+        if (
+            not why_not
+            and claim.draws == "interval"
+            and not (math.isfinite(interval["ci_low"]) and math.isfinite(interval["ci_high"]))
         ):
             why_not = f"not computed: {claim.table}.{claim.column} has no finite 95 % confidence interval"
         if why_not:
@@ -496,7 +498,7 @@ def evaluate_claims(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> pd.
 
 
 def duplicate_judgements(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> list[tuple[str, ...]]:
-    """Groups of claims that judge the same cell (table, selected row, column): one fact judged twice.
+    """Return the groups of claims that judge the same cell (table, selected row, column): one fact judged twice.
 
     Claims whose table is not in ``tables`` are skipped.
     """

@@ -102,7 +102,9 @@ def multiplicity_table(scorecard: pd.DataFrame) -> str:
     """
     rows = []
     for paper, group in scorecard.groupby("paper", sort=True):
-        judged = group[(group["draws"] == "interval") & group["status"].isin(["pass", "fail", "deviation", "inconclusive"])]
+        judged = group[
+            (group["draws"] == "interval") & group["status"].isin(["pass", "fail", "deviation", "inconclusive"])
+        ]
         if judged.empty:
             continue
         p = judged["p_decisive"].astype(float).to_numpy()
@@ -110,13 +112,19 @@ def multiplicity_table(scorecard: pd.DataFrame) -> str:
         holm, bh = (int(adjusted_decisive(p, method).sum()) for method in ("holm", "bh"))
         rows.append([paper, len(judged), decisive, decisive - holm, decisive - bh])
     return table(
-        ["paper", "interval claims", "decisive (pass, fail, deviation)", "inconclusive under Holm", "inconclusive under BH"],
+        [
+            "paper",
+            "interval claims",
+            "decisive (pass, fail, deviation)",
+            "inconclusive under Holm",
+            "inconclusive under BH",
+        ],
         rows,
     )
 
 
 def readings(scorecard: pd.DataFrame) -> str:
-    """The paper sentences this replication judges, each with how it is read."""
+    """Render the paper sentences this replication judges, each with how it is read."""
     rows = [
         [f"`{claim['id']}`", claim["quote"], claim["reading"], claim["status"]]
         for _, claim in scorecard[scorecard["kind"] == "paper"].iterrows()
@@ -166,9 +174,7 @@ def paper_page(scorecard: pd.DataFrame, paper: str) -> str:
         + "\n\n"
         + table(columns, rows)
         + "\n\n## Readings\n\nEvery sentence of the paper judged above, quoted, with how it is read (decided "
-        "from the text, before the results).\n\n"
-        + readings(claims)
-        + "\n"
+        "from the text, before the results).\n\n" + readings(claims) + "\n"
     )
 
 

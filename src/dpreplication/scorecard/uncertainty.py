@@ -55,7 +55,7 @@ def _distance_and_spread(low: float, high: float, value: float, ci_low: float, c
 
 
 def runs_to_resolve(low: float, high: float, value: float, ci_low: float, ci_high: float, runs: float) -> float:
-    """Runs at which the interval, shrinking as 1/√runs at the observed spread, clears the nearest bound.
+    """Return the runs at which the interval, shrinking as 1/√runs at the observed spread, clears the nearest bound.
 
     ``runs`` when it already does; ``inf`` when the value sits on a bound.
     """

@@ -9,25 +9,27 @@ The scorecard judges such claims on these intervals (:mod:`dpreplication.scoreca
 from __future__ import annotations
 
 import numpy as np
-
-from dpreplication.learning.protocol import mean_confidence_interval
+from scipy import stats
 
 
 def log_ratio_interval(method, baseline, confidence: float = 0.95) -> tuple[float, float]:
-    """Standard error and half-width of ``log10(mean(baseline) / mean(method))`` over paired runs.
+    """Return the standard error and half-width of ``log10(mean(baseline) / mean(method))`` over paired runs.
 
     Delta method: run ``i`` contributes ``(b_i − b̄)/b̄ − (m_i − m̄)/m̄`` to the log ratio; its
     standard error is their standard deviation over √runs, the half-width Student-t's. In log10
     units; NaN with fewer than two runs.
     """
     method, baseline = np.asarray(method, dtype=float), np.asarray(baseline, dtype=float)
+    runs = method.size
+    if runs < 2:
+        return np.nan, np.nan
     influence = (baseline - baseline.mean()) / baseline.mean() - (method - method.mean()) / method.mean()
-    stats = mean_confidence_interval(influence / np.log(10), confidence)
-    return stats["sem"], stats["ci_high"] - stats["mean"]
+    se = float(influence.std(ddof=1) / np.sqrt(runs) / np.log(10))
+    return se, float(stats.t.ppf(0.5 + confidence / 2, runs - 1)) * se
 
 
 def abs_bounds(low, high) -> tuple[np.ndarray, np.ndarray]:
-    """The interval of ``|x|`` for ``x`` in ``[low, high]`` (elementwise)."""
+    """Return the interval of ``|x|`` for ``x`` in ``[low, high]`` (elementwise)."""
     low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
     straddles = (low <= 0) & (high >= 0)
     return np.where(straddles, 0.0, np.minimum(np.abs(low), np.abs(high))), np.maximum(np.abs(low), np.abs(high))

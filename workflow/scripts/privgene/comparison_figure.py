@@ -10,7 +10,9 @@ figure = snakemake.params.figure
 data = {item.name: item for item in map(tabular.load, snakemake.input.data)}
 settings = snakemake.params.settings
 jobs = pgc.with_references(
-    pd.concat(map(pd.read_csv, snakemake.input.jobs)), list(map(pd.read_csv, snakemake.input.references)), settings
+    pd.concat(map(pd.read_csv, [*snakemake.input.jobs, *snakemake.input.get("extra", [])])),
+    list(map(pd.read_csv, snakemake.input.references)),
+    settings,
 )
 table = pgc.figure_table(figure, jobs)
 _, value, label = pgc.FIGURES[figure]

@@ -5,7 +5,7 @@ from dpreplication.workflow import publish, start
 
 start(snakemake)
 jobs = pgc.with_references(
-    pd.concat(map(pd.read_csv, snakemake.input.jobs)),
+    pd.concat(map(pd.read_csv, [*snakemake.input.jobs, *snakemake.input.get("extra", [])])),
     list(map(pd.read_csv, snakemake.input.references)),
     snakemake.params.settings,
 )

@@ -1,0 +1,34 @@
+import dataclasses
+
+import pandas as pd
+
+from dpreplication.replications import privgene_comparison_figures as pgc
+from dpreplication.replications import privgene_repetitions as repetitions
+from dpreplication.scorecard import evaluate_claims, load_registry
+from dpreplication.workflow import start
+
+logger = start(snakemake)
+settings = snakemake.params.settings
+jobs = pgc.with_references(
+    pd.concat(map(pd.read_csv, snakemake.input.jobs)), list(map(pd.read_csv, snakemake.input.references)), settings
+)
+pairs = pd.concat([pgc.paired_differences(pgc.comparison_runs(jobs[jobs.task == task])) for task in ("lr", "svm")])
+tables = {"comparison_pairs": pairs, "comparison_summary": pgc.pair_summary(pairs)}
+claims = [
+    dataclasses.replace(claim, deviation=None)  # only the first-stage statuses matter here
+    for claim in load_registry(snakemake.input.registry)
+    if claim.table in tables and set(claim.select) >= {"dataset", "task"} and claim.select["task"] in ("lr", "svm")
+]
+cells = repetitions.open_cells(
+    claims, evaluate_claims(claims, tables), pairs, settings["folds"], settings["max_repetitions"]
+)
+chosen = repetitions.plan(cells, settings["repetitions"], settings["budget_cpu_seconds"], settings["cpu_seconds"])
+chosen.to_csv(snakemake.output[0], index=False)
+logger.info(
+    "%d inconclusive pair claims open %d cells; funded %d claims, %d cells, %d extra cell-repetitions",
+    cells.claim.nunique(),
+    len(cells),
+    len({c for cs in chosen.claims for c in cs.split(";")}),
+    len(chosen),
+    int((chosen.repetitions - settings["repetitions"]).sum()),
+)
