@@ -213,3 +213,11 @@ def test_values_from_random_draws_are_not_judged_as_exact(paper):
     judged = {name: [c for c in claims if name in (c.table, f"{c.table}.{c.column}")] for name in FROM_DRAWS[paper]}
     assert all(judged.values()), f"no claim reads {[n for n, c in judged.items() if not c]}"
     assert [c.id for cs in judged.values() for c in cs if c.draws == "exact"] == []
+
+
+def test_an_interval_without_a_run_count_is_still_judged():
+    frame = {"t": pd.DataFrame({"gap": [0.002], "gap_ci_low": [-0.025], "gap_ci_high": [0.029], "draws": [10]})}
+    row = evaluate_claims([interval_claim(comparison="lt")], frame).iloc[0]
+    assert row.status == "inconclusive" and row.runs == 10
+    row = evaluate_claims([interval_claim(comparison="lt")], {"t": frame["t"].drop(columns="draws")}).iloc[0]
+    assert row.status == "inconclusive" and math.isnan(row.runs) and math.isnan(row.runs_to_resolve)

@@ -405,7 +405,8 @@ def interval_of(claim: Claim, tables: dict[str, pd.DataFrame]) -> dict[str, floa
     """Return the uncertainty of an ``interval`` claim's value: ``runs``, ``se``, ``ci_low``, ``ci_high``.
 
     Read from the row's ``<column>_ci_low``/``<column>_ci_high`` (absent: ``KeyError``),
-    ``<column>_se`` (else the half-width over 1.96) and ``<column>_runs`` or ``runs`` (else NaN).
+    ``<column>_se`` (else the half-width over 1.96) and ``<column>_runs``, ``runs`` or ``draws``
+    (else NaN).
     """
     row = selected_row(claim, tables)
     bounds = [f"{claim.column}_ci_low", f"{claim.column}_ci_high"]
@@ -415,7 +416,7 @@ def interval_of(claim: Claim, tables: dict[str, pd.DataFrame]) -> dict[str, floa
     ci_low, ci_high = (float(row[name]) for name in bounds)
     se_column = f"{claim.column}_se"
     se = float(row[se_column]) if se_column in row.index else (ci_high - ci_low) / (2 * Z95)
-    runs_column = next((name for name in (f"{claim.column}_runs", "runs") if name in row.index), None)
+    runs_column = next((name for name in (f"{claim.column}_runs", "runs", "draws") if name in row.index), None)
     runs = float(row[runs_column]) if runs_column else math.nan
     return {"runs": runs, "se": se, "ci_low": ci_low, "ci_high": ci_high}
 

@@ -187,8 +187,9 @@ def summary_page(scorecard: pd.DataFrame) -> str:
         "# Scorecard\n\n"
         "Every claim of the four papers, recomputed by the workflow and judged: `pass`, `fail` (does "
         "not hold, whatever the reason), `deviation` (does not hold, with evidence claims that pass in "
-        "the same run and show the cause) or `missing` (could not be computed). Kinds `paper` and "
-        "`spec` are replication evidence; `diagnostic` and `sanity` are checks of this replication. "
+        "the same run and show the cause), `inconclusive` (the random draws cannot tell) or `missing` "
+        "(could not be computed). Kinds `paper` and `spec` are replication evidence; `diagnostic` and "
+        "`sanity` are checks of this replication. "
         f"One page per paper has every claim.\n\n{RULE}\n\n"
         + summary_table(scorecard)
         + "\n\n## Multiple comparisons\n\nEach interval verdict is a 95 % decision on its own. Adjusting "
@@ -217,9 +218,16 @@ def sync_readme(readme: Path, scorecard: pd.DataFrame) -> bool:
     return updated != text
 
 
+NUMBER_COLUMNS = ("expected", "reproduced", "tolerance", "runs", "se", "ci_low", "ci_high", "runs_to_resolve", "p_decisive")
+"""Scorecard columns that hold numbers: an empty cell (an exact claim's interval) is NaN."""
+
+
 def read_scorecard(path: str | Path) -> pd.DataFrame:
-    """Read a scorecard CSV: empty cells stay empty strings, only ``nan``/``NaN`` are missing."""
-    return pd.read_csv(path, keep_default_na=False, na_values=["nan", "NaN"])
+    """Read a scorecard CSV: empty text cells stay empty strings, empty number cells are NaN."""
+    scorecard = pd.read_csv(path, keep_default_na=False, na_values=["nan", "NaN"])
+    for column in set(NUMBER_COLUMNS) & set(scorecard.columns):
+        scorecard[column] = pd.to_numeric(scorecard[column], errors="coerce")
+    return scorecard
 
 
 def main(argv=None) -> int:

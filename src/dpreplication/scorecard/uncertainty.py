@@ -57,10 +57,10 @@ def _distance_and_spread(low: float, high: float, value: float, ci_low: float, c
 def runs_to_resolve(low: float, high: float, value: float, ci_low: float, ci_high: float, runs: float) -> float:
     """Return the runs at which the interval, shrinking as 1/√runs at the observed spread, clears the nearest bound.
 
-    ``runs`` when it already does; ``inf`` when the value sits on a bound.
+    ``runs`` when it already does; ``inf`` when the value sits on a bound; NaN when ``runs`` is unknown.
     """
     distance, spread = _distance_and_spread(low, high, value, ci_low, ci_high)
-    if spread <= distance:
+    if spread <= distance or math.isnan(runs):
         return float(runs)
     if distance <= 0:
         return math.inf
