@@ -23,7 +23,10 @@ def jobs(*args, profile="quick"):
 
 # Rules whose jobs a dry run of everything cannot list: they are reached through an input function
 # that reads a checkpoint's output, and with --forceall that checkpoint has not run yet.
-BEHIND_CHECKPOINTS = {"darrm_prediction_teachers": "results/quick/work/darrm/prediction/mnist_private_votes.npz"}
+BEHIND_CHECKPOINTS = {
+    "darrm_prediction_teachers": "results/quick/work/darrm/prediction/mnist_private_votes.npz",
+    "privgene_comparison_extra_job": "results/quick/work/privgene/comparison_extra/Adult/lr/PrivGene/eps0.05/reps1-1.csv",
+}
 
 
 def listed_rules() -> set[str]:

@@ -523,7 +523,7 @@ rule privgene_baseline_checks:
     input:
         jobs=privgene_jobs(rules.privgene_baseline_checks_job.output[0], PGB_SECTION,
                            pg_dataset=settings(PGB)["datasets"]),
-        references=privgene_references(PGB_SECTION),
+        references=privgene_comparison_references(["lr"]),  # NoPrivacy on the same folds, as Figs 3–4 read it
         code=PGB_JOB_CODE,
     output: **published(PG, "baseline_checks", TABLE)
     params: settings={**settings(PGB), "regulariser": settings(f"{PG}/comparison")["erm_lr_regulariser"]}

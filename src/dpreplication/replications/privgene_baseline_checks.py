@@ -215,6 +215,12 @@ def baseline_checks_table(jobs: pd.DataFrame, references: pd.DataFrame, *, sweep
             rows.append(_paired_row(CROSS_CHECK, dataset, epsilon, lam, mine, runs.set_index(KEYS).error, LIBRARY,
                                     status))  # fmt: skip
         reference = noprivacy[noprivacy.dataset == dataset].set_index(KEYS).error
+        unpaired = panel.set_index(KEYS).index.unique().difference(reference.index)
+        if len(unpaired):
+            raise ValueError(
+                f"{dataset}: no NoPrivacy reference row for {len(unpaired)} (repetition, fold) of the baseline checks "
+                "(they read the Figs 3–4 reference jobs: run at most privgene.comparison.repetitions repetitions)"
+            )
         sweep = [
             _paired_row(SWEEP, dataset, sweep_epsilon, lam, runs.set_index(KEYS).error, reference, NOPRIVACY, "")
             for lam, runs in ours[np.isclose(ours.epsilon, sweep_epsilon)].groupby("regulariser", sort=False)

@@ -218,7 +218,17 @@ def sync_readme(readme: Path, scorecard: pd.DataFrame) -> bool:
     return updated != text
 
 
-NUMBER_COLUMNS = ("expected", "reproduced", "tolerance", "runs", "se", "ci_low", "ci_high", "runs_to_resolve", "p_decisive")
+NUMBER_COLUMNS = (
+    "expected",
+    "reproduced",
+    "tolerance",
+    "runs",
+    "se",
+    "ci_low",
+    "ci_high",
+    "runs_to_resolve",
+    "p_decisive",
+)
 """Scorecard columns that hold numbers: an empty cell (an exact claim's interval) is NaN."""
 
 
