@@ -72,7 +72,11 @@ def summary_table(scorecard: pd.DataFrame, link: str = "{paper}/scorecard.md") -
 
 
 def _criterion(row: pd.Series) -> str:
-    return _CRITERIA[row["comparison"]].format(e=cell(float(row["expected"])), t=cell(float(row["tolerance"])))
+    """Return the claim's criterion in symbols; a zero tolerance is left out (``< 0``, not ``< 0 − 0``)."""
+    text = _CRITERIA[row["comparison"]]
+    if float(row["tolerance"]) == 0:
+        text = re.sub(r" [±+−] \{t\}(·\|\{e\}\|)?", "", text).replace("∈ [{e}, {e}]", "= {e}")
+    return text.format(e=cell(float(row["expected"])), t=cell(float(row["tolerance"])))
 
 
 def _interval(claim: pd.Series) -> str:
