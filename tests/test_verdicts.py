@@ -221,3 +221,59 @@ def test_an_interval_without_a_run_count_is_still_judged():
     assert row.status == "inconclusive" and row.runs == 10
     row = evaluate_claims([interval_claim(comparison="lt")], {"t": frame["t"].drop(columns="draws")}).iloc[0]
     assert row.status == "inconclusive" and math.isnan(row.runs) and math.isnan(row.runs_to_resolve)
+
+
+def test_every_reference_interval_contains_its_value():
+    """A swapped bound or a flipped sign in any table's interval arithmetic puts a value outside its own interval."""
+    outside = []
+    for path in sorted(REFERENCES.glob("*/*.csv")):
+        table = pd.read_csv(path)
+        for low in [c for c in table.columns if c.endswith("_ci_low")]:
+            value, high = low.removesuffix("_ci_low"), low.replace("_ci_low", "_ci_high")
+            if value not in table or high not in table:
+                continue
+            rows = table[[value, low, high]].dropna()
+            bad = rows[(rows[low] > rows[value] + 1e-12) | (rows[value] > rows[high] + 1e-12)]
+            outside += [f"{path.parent.name}/{path.stem}.{value}"] * len(bad)
+    assert outside == []
+
+
+def test_summary_intervals_follow_interval_arithmetic():
+    from dpreplication.replications.privgene_comparison_figures import pair_summary
+
+    pairs = pd.DataFrame(
+        {
+            "dataset": "A",
+            "task": "lr",
+            "method": "PrivGene",
+            "baseline": "FM",
+            "epsilon": [0.1, 1.0],
+            "difference": [-0.05, 0.01],
+            "difference_ci_low": [-0.08, -0.02],
+            "difference_ci_high": [-0.02, 0.04],
+            "ratio": [2.0, 1.5],
+            "ratio_ci_low": [1.5, 1.2],
+            "ratio_ci_high": [2.5, 1.8],
+            "runs": [50, 60],
+        }
+    )
+    row = pair_summary(pairs).iloc[0]
+    assert (row.max_difference_ci_low, row.max_difference_ci_high) == (-0.02, 0.04)
+    assert (row.min_difference_ci_low, row.min_difference_ci_high) == (-0.08, -0.02)
+    assert (row.max_abs_difference_ci_low, row.max_abs_difference_ci_high) == (0.02, 0.08)
+    assert row.ratio_growth_ci_low == pytest.approx(1.5 / 1.8) and row.ratio_growth_ci_high == pytest.approx(2.5 / 1.2)
+    assert row.runs == 50
+
+
+def test_the_log_ratio_interval_is_the_delta_method():
+    """With a constant method the log ratio's SE is the baseline's relative SE over ln 10."""
+    from dpreplication.statistics.intervals import log_ratio_interval
+
+    baseline = np.array([1.0, 2.0, 3.0, 4.0])
+    se, half = log_ratio_interval(np.full(4, 5.0), baseline)
+    assert se == pytest.approx(baseline.std(ddof=1) / 2 / baseline.mean() / np.log(10))
+    from scipy.stats import t
+
+    assert half == pytest.approx(t.ppf(0.975, 3) * se)
+    se_swapped, _ = log_ratio_interval(baseline, np.full(4, 5.0))
+    assert se_swapped == pytest.approx(se)
