@@ -97,8 +97,11 @@ def test_eem_vs_em_tables_gap_and_dampening_checks():
     )
     table = pgf.eem_vs_em(jobs, references)
     assert set(table.method) == {"EEM", "EM", "NoPrivacy", "Majority"}
-    summary = pgf.eem_vs_em_summary(table).iloc[0]
+    summary = pgf.eem_vs_em_summary(table, jobs).iloc[0]
     assert summary.final_gap == pytest.approx(0.08) and summary.first_gap == 0 and summary.noprivacy_error == 0.2
+    # Paired by fold, the fold-to-fold spread (0.01 per fold, the same in both variants) cancels:
+    assert summary.final_gap_ci_high - summary.final_gap_ci_low == pytest.approx(0, abs=1e-12)
+    assert summary.gap_growth_ci_low == pytest.approx(0.08) == summary.gap_growth_ci_high
     trace = pgf.dampening_trace(jobs, {"svm_C": 10})
     deltas = pgf.dampening_summary(trace)
     assert (deltas.max_abs_delta2_over_4bs_minus_1 < 1e-12).all()

@@ -165,24 +165,45 @@ def _curve_intervals(panel: pd.DataFrame) -> dict[str, pd.DataFrame]:
     }
 
 
-def _gap(em: pd.DataFrame, eem: pd.DataFrame) -> pd.DataFrame:
-    """EM − EEM by iteration with its interval ``[EM low − EEM high, EM high − EEM low]`` (unpaired, conservative)."""
-    gap = pd.DataFrame({"value": em.error - eem.error, "low": em.ci_low - eem.ci_high, "high": em.ci_high - eem.ci_low})
-    return gap.dropna(subset=["value"])
+def _run_gaps(runs: pd.DataFrame, dataset: str, task: str, em: str, eem: str) -> pd.Series:
+    """EM − EEM per run and iteration, paired by (repetition, fold): the variants share the folds."""
+    panel = runs[(runs.dataset == dataset) & (runs.task == task) & runs.method.isin([em, eem])]
+    wide = panel.pivot_table(index=["repetition", "fold", "iteration"], columns="method", values="error")
+    return (wide[em] - wide[eem]).dropna()
 
 
-def eem_vs_em_summary(table: pd.DataFrame) -> pd.DataFrame:
+def _gap(gaps: pd.Series) -> pd.DataFrame:
+    """Return the mean paired gap by iteration with its Student-t 95 % interval over the runs."""
+    stats = {
+        iteration: mean_confidence_interval(block.to_numpy()) for iteration, block in gaps.groupby(level="iteration")
+    }
+    return pd.DataFrame(
+        {"value": [s["mean"] for s in stats.values()], "low": [s["ci_low"] for s in stats.values()],
+         "high": [s["ci_high"] for s in stats.values()]},
+        index=pd.Index(list(stats), name="iteration"),
+    )  # fmt: skip
+
+
+def _growth(gaps: pd.Series, first: int, last: int) -> dict:
+    """Return the paired growth of the gap from iteration ``first`` to ``last``: its mean and interval over the runs."""
+    by_run = gaps.unstack("iteration")
+    return mean_confidence_interval((by_run[last] - by_run[first]).dropna().to_numpy())
+
+
+def eem_vs_em_summary(table: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     """Per (dataset, task): final errors of EEM and EM, the final gap EM − EEM and its growth from iteration 1.
 
-    Each gap with its interval by interval arithmetic on the curves' 95 % intervals (not using the
-    pairing of the runs, so wider than a paired interval): the gap's maximum over iterations lies in
-    ``[max of the lows, max of the highs]``, the growth ``last − first`` in
-    ``[last low − first high, last high − first low]``.
+    ``table`` is :func:`eem_vs_em`'s, ``runs`` the job rows it summarises. The gaps are paired by
+    run (the variants share the folds): the final and first gaps and the growth ``last − first``
+    with their Student-t 95 % intervals over the runs; the largest gap over iterations with the
+    interval that interval arithmetic gives from the per-iteration ones, ``[max of the lows, max
+    of the highs]``.
     """
     rows = []
     for (dataset, task), panel in table.groupby(["dataset", "task"], sort=False):
         curves = _curve_intervals(panel)
-        gap = _gap(curves["EM"], curves["EEM"])
+        gaps = _run_gaps(runs, dataset, task, "EM", "EEM")
+        gap = _gap(gaps)
         last = int(gap.index.max())
         row = {
             "dataset": dataset,
@@ -198,23 +219,18 @@ def eem_vs_em_summary(table: pd.DataFrame) -> pd.DataFrame:
         with_interval(row, "final_gap", gap.value.loc[last], gap.low.loc[last], gap.high.loc[last])
         with_interval(row, "first_gap", gap.value.loc[1], gap.low.loc[1], gap.high.loc[1])
         with_interval(row, "max_gap", gap.value.max(), gap.low.max(), gap.high.max())
-        with_interval(
-            row,
-            "gap_growth",
-            gap.value.loc[last] - gap.value.loc[1],
-            gap.low.loc[last] - gap.high.loc[1],
-            gap.high.loc[last] - gap.low.loc[1],
-        )
+        growth = _growth(gaps, 1, last)
+        with_interval(row, "gap_growth", growth["mean"], growth["ci_low"], growth["ci_high"])
         row["noprivacy_error"] = float(curves["NoPrivacy"].error.iloc[0]) if "NoPrivacy" in curves else np.nan
         row["majority_error"] = float(curves["Majority"].error.iloc[0]) if "Majority" in curves else np.nan
         at_paper_r = sorted(m for m in curves if m.startswith("EEM, r="))
         if at_paper_r:
-            eem_paper, em_paper = curves[at_paper_r[0]], curves[at_paper_r[0].replace("EEM", "EM", 1)]
-            paper_gap = _gap(em_paper, eem_paper)
+            eem_paper, em_paper = at_paper_r[0], at_paper_r[0].replace("EEM", "EM", 1)
+            paper_gap = _gap(_run_gaps(runs, dataset, task, em_paper, eem_paper))
             row.update(
-                paper_r=int(eem_paper.index.max()),
-                eem_final_error_paper_r=float(eem_paper.error.iloc[-1]),
-                em_final_error_paper_r=float(em_paper.error.iloc[-1]),
+                paper_r=int(curves[eem_paper].index.max()),
+                eem_final_error_paper_r=float(curves[eem_paper].error.iloc[-1]),
+                em_final_error_paper_r=float(curves[em_paper].error.iloc[-1]),
             )
             end = paper_gap.iloc[-1]
             with_interval(row, "final_gap_paper_r", end.value, end.low, end.high)
