@@ -54,6 +54,38 @@ def test_an_interval_claim_is_judged_on_its_interval_not_its_point(comparison, t
     assert (row.ci_low, row.ci_high, row.runs) == (interval[1], interval[2], 50)
 
 
+def seeds_claim(**overrides):
+    base = dict(id="c", paper="p", section="s", claim="x", expected=0.93, table="t", column="acc", kind="paper")
+    return Claim(**{**base, "draws": "seeds", "tolerance": 0.0126, **overrides})
+
+
+@pytest.mark.parametrize(
+    "value, sd, seeds, status",
+    [
+        (0.95, 0.0, 3, "fail"),  # no spread: the paper's 2 SE alone, 0.0126
+        (0.95, 0.01, 3, "pass"),  # √(0.0126² + 4·0.01²·4/3) = 0.0265
+        (0.97, 0.01, 3, "fail"),
+        (0.90, 0.02, 5, "pass"),  # √(0.0126² + 4·0.02²·1.2) = 0.0462
+        (0.87, 0.02, 5, "fail"),
+    ],
+)
+def test_a_seeds_claim_widens_its_tolerance_by_the_seed_spread(value, sd, seeds, status):
+    frame = {"t": pd.DataFrame({"acc": [value], "acc_seed_sd": [sd], "seeds": [seeds]})}
+    row = evaluate_claims([seeds_claim()], frame).iloc[0]
+    assert row.status == status and (row.runs, row.se) == (seeds, sd)
+    assert row.tolerance == pytest.approx(math.sqrt(0.0126**2 + 4 * sd**2 * (1 + 1 / seeds)))
+
+
+def test_a_seeds_claim_without_a_spread_is_missing_and_needs_abs():
+    frame = {"t": pd.DataFrame({"acc": [0.93], "acc_seed_sd": [np.nan], "seeds": [1]})}
+    row = evaluate_claims([seeds_claim()], frame).iloc[0]
+    assert row.status == "missing" and "2 seeds" in row.reason
+    with pytest.raises(KeyError, match="declared seeds"):
+        evaluate_claims([seeds_claim()], {"t": pd.DataFrame({"acc": [0.93]})})
+    with pytest.raises(ValueError, match="widens an abs tolerance"):
+        seeds_claim(comparison="le")
+
+
 def test_an_inconclusive_claim_states_the_runs_that_would_resolve_it():
     """Half-width 0.027 at 50 runs, 0.002 from the bound: 50·(0.027/0.002)² ≈ 9,113 runs."""
     row = evaluate_claims([interval_claim(comparison="lt")], table(0.002, -0.025, 0.029)).iloc[0]

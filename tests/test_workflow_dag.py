@@ -25,6 +25,8 @@ def jobs(*args, profile="quick"):
 # that reads a checkpoint's output, and with --forceall that checkpoint has not run yet.
 BEHIND_CHECKPOINTS = {
     "darrm_prediction_teachers": "results/quick/work/darrm/prediction/mnist_private_votes.npz",
+    "darrm_prediction_teacher_replicate": "results/quick/work/darrm/prediction/replicates/mnist_private_1_votes.npz",
+    "darrm_prediction_teacher_ablation_config": "results/quick/work/darrm/prediction/ablation/configs/stated_votes.npz",
     "privgene_comparison_extra_job": "results/quick/work/privgene/comparison_extra/Adult/lr/PrivGene/eps0.05/reps1-1.csv",
 }
 

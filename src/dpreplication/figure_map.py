@@ -45,7 +45,11 @@ class MapRow:
 
 
 BEHIND_CHECKPOINTS = {
-    "darrm_prediction_data": ("darrm_prediction_teachers",),
+    "darrm_prediction_data": (
+        "darrm_prediction_teachers",
+        "darrm_prediction_teacher_replicate",
+        "darrm_prediction_teacher_ablation_config",
+    ),
     "privgene_comparison_plan": ("privgene_comparison_extra_job",),
 }
 """Checkpoint -> the rules its dependents read from. Snakemake's rule graph cannot show these

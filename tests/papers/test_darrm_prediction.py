@@ -203,6 +203,38 @@ def test_accuracy_table_z_scores_and_gaps_are_consistent():
     assert row.data_status == "" and row.pool == 1_500 and 0.5 < row.opt_expected <= 1
 
 
+def test_seed_spread_table_averages_the_replicates_and_states_their_spread():
+    """Three replicates of teachers of accuracy 0.8, 0.85 and 0.9: the per-replicate rows are each
+    ensemble's exact expectations, the "all" row their mean and sample std (NaN with one seed)."""
+    arrays = {}
+    replicates = []
+    for accuracy in (0.8, 0.85, 0.9):
+        private, truth = synthetic_votes(accuracy, 1_000, np.random.default_rng(9))
+        nonprivate, _ = synthetic_votes(0.99, 1_000, np.random.default_rng(9))
+        arrays = {"labels": truth, "test_index": np.arange(truth.size)}
+        replicates.append({"private": {**arrays, "votes": private}, "nonprivate": {**arrays, "votes": nonprivate}})
+    settings = {**SETTINGS, "datasets": {"mnist": SETTINGS["datasets"]["mnist"]}, "ms": [3]}
+    table = dp.seed_spread_table({"mnist": replicates}, {}, settings, SOLVER)
+    assert table.replicate.tolist() == ["0", "1", "2", "all"]
+    summary, seeds = table.iloc[-1], table.iloc[:3]
+    for method in dp.METHODS:
+        assert summary[f"{method}_expected"] == pytest.approx(seeds[f"{method}_expected"].mean())
+        assert summary[f"{method}_expected_seed_sd"] == pytest.approx(seeds[f"{method}_expected"].std(ddof=1))
+    assert seeds.sub_expected.is_monotonic_increasing and summary.seeds == 3
+    assert summary.sub_expected_seed_sd > 0.01  # the teachers' draw moves the expectation
+    one = dp.seed_spread_table({"mnist": replicates[:1]}, {}, settings, SOLVER).iloc[-1]
+    assert one.seeds == 1 and np.isnan(one.opt_expected_seed_sd)
+    missing = dp.seed_spread_table({}, {"mnist": {"missing": {"f": "gone"}}}, settings, SOLVER)
+    assert missing.replicate.tolist() == ["all"] and missing.data_status.item().startswith("needs download")
+
+
+def test_replicate_seeds_are_new_draws_and_replicate_0_is_the_pipelines():
+    first = darrm_teachers.teacher_seed(3, "mnist", "private", 4)
+    assert darrm_teachers.teacher_seed(3, "mnist", "private", 4, replicate=0) == first
+    others = {darrm_teachers.teacher_seed(3, "mnist", "private", 4, replicate=r) for r in (1, 2)}
+    assert len(others) == 2 and first not in others
+
+
 # --------------------------------------------------------------------------- teachers
 
 

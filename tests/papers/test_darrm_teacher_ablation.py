@@ -114,21 +114,50 @@ def test_the_pipelines_protocol_needs_the_stated_budget():
 # --------------------------------------------------------------------------- the table on synthetic votes
 
 
-def test_best_is_the_most_accurate_within_the_stated_budget():
+def test_best_is_the_most_accurate_on_validation_within_the_stated_budget():
     table = pd.DataFrame(
         {
-            "config": ["a", "b", "c", "d"],
-            "within_stated_budget": [True, True, False, True],
-            "accuracy_mean": [0.6, 0.7, 0.9, 0.7],
+            "config": ["a", "b", "c", "d", "e"],
+            "within_stated_budget": [True, True, False, True, True],
+            "validation_accuracy_mean": [0.6, 0.7, 0.9, 0.7, 0.5],
+            "accuracy_mean": [0.6, 0.7, 0.9, 0.7, 0.99],  # the query part never chooses
         }
     )
-    assert ablation.mark_best(table).best.tolist() == [False, True, False, False]
+    assert ablation.mark_best(table).best.tolist() == [False, True, False, False, False]
     with pytest.raises(ValueError, match="within the stated budget"):
         ablation.mark_best(table.assign(within_stated_budget=False))
 
 
-def synthetic_settings(n):
-    """K = 5 teachers of a toy dataset, ε_teacher = 0.2 (a small γ_opt LP)."""
+def test_validation_and_query_parts_are_disjoint_seeded_and_fixed():
+    mask = ablation.validation_mask(1866, 0.5, seed=7, dataset="mnist")
+    assert mask.sum() == 933 and np.array_equal(mask, ablation.validation_mask(1866, 0.5, seed=7, dataset="mnist"))
+    assert not np.array_equal(mask, ablation.validation_mask(1866, 0.5, seed=8, dataset="mnist"))
+    assert 400 < mask[:933].sum() < 533  # a uniform draw, not the first half of the pool
+    for share in (0.0, 1.0):
+        with pytest.raises(ValueError, match="validation share"):
+            ablation.validation_mask(10, share, seed=7, dataset="mnist")
+
+
+def test_a_configuration_job_depends_on_its_configuration_only():
+    settings = synthetic_settings(2)
+    one = ablation.configuration_settings(settings, "good")
+    assert one["ablation"]["configs"] == [settings["ablation"]["configs"][1]]
+    more = {
+        **settings,
+        "ablation": {
+            **settings["ablation"],
+            "m": 5,
+            "validation_share": 0.3,
+            "configs": [*settings["ablation"]["configs"], {"name": "new"}],
+        },
+    }
+    assert ablation.configuration_settings(more, "good") == one
+    with pytest.raises(ValueError, match="no single configuration"):
+        ablation.configuration_settings(settings, "absent")
+
+
+def synthetic_settings(n, seeds=2):
+    """K = 5 teachers of a toy dataset, ε_teacher = 0.2 (a small γ_opt LP), ``seeds`` replicates."""
     section = {
         **CONFIG["private_prediction"],
         "datasets": {"toy": {"epsilon_teacher": 0.2}},
@@ -142,26 +171,37 @@ def synthetic_settings(n):
     budgets = {"authors_iclr": {"epsilon": 1.0, "delta": 1e-3, "accountant": "prv"}}  # above the toy's 0.2
     return ablation.ablation_settings(
         section,
-        {**CONFIG["teacher_ablation"], "dataset": "toy", "teachers": n, "configs": configs, "budgets": budgets},
+        {
+            **CONFIG["teacher_ablation"],
+            "dataset": "toy",
+            "teachers": n,
+            "seeds": seeds,
+            "validation_share": 0.5,
+            "configs": configs,
+            "budgets": budgets,
+        },
         "highs",
     )
 
 
 def fake_training(truth, pipeline_votes, accuracy_of):
     """A stand-in for DP-SGD: the stated configuration returns the pipeline's votes; the others a
-    teacher right on the first ``accuracy_of[name]`` share of the pool and always class 8 after."""
+    teacher right on a share ``accuracy_of[name]`` of the pool (a different share per replicate)
+    and always class 8 elsewhere."""
 
-    def train(files, settings, config, indices, seed, threads=1):
+    def train(files, settings, config, indices, seed, threads=1, replicate=0):
         plan = ablation.training_plan(config, settings, 0.25)
         indices = list(indices)
         if config["name"] == "stated":
             votes = pipeline_votes[indices]
         else:
-            right = np.arange(truth.size) < accuracy_of[config["name"]] * truth.size
+            share = accuracy_of[config["name"]] - 0.05 * replicate
+            right = np.random.default_rng(replicate).random(truth.size) < share
             votes = np.tile(np.where(right, truth, 8), (len(indices), 1))
         rows = [
             {
                 "config": plan.config,
+                "replicate": replicate,
                 "teacher": t,
                 **ablation.quality.vote_diagnostics(v, truth, [5, 8]),
                 "seconds": 0.0,
@@ -173,6 +213,15 @@ def fake_training(truth, pipeline_votes, accuracy_of):
     return train
 
 
+def trained_configurations(settings, truth, pipeline, accuracy_of, monkeypatch):
+    monkeypatch.setattr(ablation, "train_configuration", fake_training(truth, pipeline["votes"], accuracy_of))
+    trained = {}
+    for config in settings["ablation"]["configs"]:
+        _, arrays, rows = ablation.configuration_votes({}, settings, config, seed=1)
+        trained[config["name"]] = (arrays, pd.DataFrame(rows))
+    return trained
+
+
 @pytest.mark.parametrize("n", [5, 2])
 def test_ablation_table_bookkeeping(monkeypatch, n):
     pytest.importorskip("opacus", reason="the authors' calibration is Opacus' (extra 'learning')")
@@ -180,52 +229,97 @@ def test_ablation_table_bookkeeping(monkeypatch, n):
     truth = rng.choice([5, 8], size=200)
     pipeline = {"votes": np.tile(np.full(200, 8), (5, 1)), "labels": truth, "test_index": np.arange(200)}
     nonprivate = {"votes": np.tile(truth, (5, 1)), "labels": truth, "test_index": np.arange(200)}
-    monkeypatch.setattr(
-        ablation, "train_configuration", fake_training(truth, pipeline["votes"], {"good": 0.9, "iclr": 1.0})
-    )
     settings = synthetic_settings(n)
-    table, per_teacher, votes = ablation.ablation_table(
-        {}, settings, {"private": pipeline, "nonprivate": nonprivate}, seed=1
-    )
+    trained = trained_configurations(settings, truth, pipeline, {"good": 0.9, "iclr": 1.0}, monkeypatch)
+    assert trained["good"][0]["votes"].shape == (2, n, 200) and len(trained["good"][1]) == 2 * n
+    table = ablation.ablation_table(trained, settings, {"private": pipeline, "nonprivate": nonprivate}, seed=1)
     rows = table.set_index("config")
-    assert rows.loc["stated", "collapsed_teachers"] == n and rows.loc["stated", "votes_as_pipeline"] == 1.0
+    assert rows.loc["stated", "collapsed_teachers"] == 2 * n and rows.loc["stated", "votes_as_pipeline"] == 1.0
     assert rows.loc["good", "collapsed_teachers"] == 0 and np.isnan(rows.loc["good", "votes_as_pipeline"])
+    assert (rows.seeds == 2).all() and (rows.validation_images + rows.query_images == 200).all()
+    # The seeds differ (0.9 and 0.85 of the pool right), so the validation accuracy has a spread.
+    assert (
+        rows.loc["good", "validation_accuracy_seed_sd"] > 0 and rows.loc["stated", "validation_accuracy_seed_sd"] == 0
+    )
+    mask = ablation.validation_mask(200, 0.5, seed=1, dataset="toy")
+    good = trained["good"][0]["votes"]
+    assert rows.loc["good", "validation_accuracy_mean"] == pytest.approx(np.mean(good[..., mask] == truth[mask]))
+    assert rows.loc["good", "accuracy_mean"] == pytest.approx(np.mean(good[..., ~mask] == truth[~mask]))
     # "iclr" is the most accurate but outside the stated budget: "good" is the best.
     assert table.best.tolist() == [False, True, False] and not rows.loc["iclr", "within_stated_budget"]
-    assert len(per_teacher) == 3 * n and votes["good"].shape == (n, 200)
     if n == 5:
         # Unanimous correct non-private votes; collapsed private teachers are right only on class 8.
-        assert rows.loc["stated", "sub_expected"] == pytest.approx(np.mean(truth == 8))
+        assert rows.loc["stated", "sub_expected"] == pytest.approx(np.mean(truth[~mask] == 8))
         assert rows.loc["good", "opt_expected"] > rows.loc["stated", "opt_expected"]
         gap = rows.opt_expected - rows.gnmax_expected
         np.testing.assert_allclose(rows.opt_minus_gnmax_expected, gap)
+        assert rows.loc["good", "opt_minus_gnmax_expected_seed_sd"] > 0
     else:
         assert rows.opt_minus_gnmax_expected.isna().all()
 
 
-def test_best_configuration_is_completed_to_k_teachers(monkeypatch):
+def test_the_choice_never_sees_the_query_part(monkeypatch):
+    """Negative control: a configuration right on every query image and wrong on every validation
+    image is not chosen, although its reported (query-part) accuracy is the highest."""
+    pytest.importorskip("opacus", reason="the authors' calibration is Opacus' (extra 'learning')")
+    truth = np.random.default_rng(4).choice([5, 8], size=200)
+    pipeline = {"votes": np.tile(truth, (5, 1)), "labels": truth, "test_index": np.arange(200)}
+    settings = synthetic_settings(2, seeds=1)
+    trained = trained_configurations(settings, truth, pipeline, {"good": 0.9, "iclr": 1.0}, monkeypatch)
+    mask = ablation.validation_mask(200, 0.5, seed=1, dataset="toy")
+    stated, rows = trained["stated"]
+    cheat = np.where(mask, np.where(truth == 5, 8, 5), truth)
+    trained["stated"] = ({**stated, "votes": np.tile(cheat, (1, 2, 1))}, rows)
+    table = ablation.ablation_table(trained, settings, {"private": pipeline, "nonprivate": pipeline}, seed=1)
+    rows = table.set_index("config")
+    assert rows.loc["stated", "accuracy_mean"] == 1.0 and rows.loc["stated", "validation_accuracy_mean"] == 0.0
+    assert not rows.loc["stated", "best"] and rows.loc["good", "best"]
+
+
+def test_best_configuration_is_completed_to_k_teachers_in_every_seed(monkeypatch):
     pytest.importorskip("opacus", reason="the authors' calibration is Opacus' (extra 'learning')")
     truth = np.array([5, 8] * 50)
     requested = []
     fake = fake_training(truth, np.tile(truth, (5, 1)), {"good": 0.9, "iclr": 1.0})
 
-    def recording(files, settings, config, indices, seed, threads=1):
-        requested.append((config["name"], list(indices)))
-        return fake(files, settings, config, indices, seed, threads)
+    def recording(files, settings, config, indices, seed, threads=1, replicate=0):
+        requested.append((config["name"], list(indices), replicate))
+        return fake(files, settings, config, indices, seed, threads, replicate)
 
     monkeypatch.setattr(ablation, "train_configuration", recording)
     settings = synthetic_settings(2)
-    table = pd.DataFrame({"config": ["stated", "good"], "best": [False, True]})
-    votes = {"good": np.tile(truth, (2, 1)), "labels": truth, "test_index": np.arange(100)}
-    name, private, _ = ablation.best_configuration_votes({}, settings, table, votes, seed=1)
-    assert name == "good" and requested == [("good", [2, 3, 4])] and private["votes"].shape == (5, 100)
+    arrays = {"votes": np.tile(truth, (2, 2, 1)), "labels": truth, "test_index": np.arange(100)}
+    private, _ = ablation.best_configuration_votes({}, settings, "good", arrays, seed=1)
+    assert requested == [("good", [2, 3, 4], 0), ("good", [2, 3, 4], 1)] and private["votes"].shape == (2, 5, 100)
+
+
+def test_seed_mean_table_intervals_are_over_seeds():
+    """The gaps of three seeds (0.1, 0.2, 0.3): mean 0.2, Student-t interval with 2 degrees of
+    freedom, 0.2 ± 4.303·0.1/√3; the query draws' own spread does not enter."""
+    tables = [
+        pd.DataFrame(
+            {
+                "dataset": ["toy"],
+                **{f"{b}_minus_{w}": [g] for b, w in ablation.prediction.GAPS},
+                **{f"{b}_minus_{w}_{e}": [0.0] for b, w in ablation.prediction.GAPS for e in ("ci_low", "ci_high")},
+                "draws": [10],
+            }
+        )
+        for g in (0.1, 0.2, 0.3)
+    ]
+    table = ablation.seed_mean_table(tables)
+    half = 4.302652729911275 * 0.1 / np.sqrt(3)
+    assert table.opt_minus_gnmax.item() == pytest.approx(0.2) and table.runs.item() == 3
+    assert table.opt_minus_gnmax_ci_low.item() == pytest.approx(0.2 - half)
+    assert table.opt_minus_gnmax_ci_high.item() == pytest.approx(0.2 + half)
+    assert np.isnan(ablation.seed_mean_table(tables[:1]).opt_minus_gnmax_ci_low.item())
 
 
 def test_unavailable_dataset_gives_rows_that_say_why():
     settings = synthetic_settings(2)
-    table, per_teacher, votes = ablation.ablation_table(None, settings, None, seed=1, status="needs download: toy")
+    table = ablation.ablation_table(None, settings, None, seed=1, status="needs download: toy")
     assert table.config.tolist() == ["stated", "good", "iclr"] and (table.data_status == "needs download: toy").all()
-    assert not table.best.any() and per_teacher.empty and votes == {}
+    assert not table.best.any()
 
 
 # --------------------------------------------------------------------------- real DP-SGD on toy IDX files
@@ -263,3 +357,9 @@ def test_stated_configuration_reproduces_the_pipelines_teachers(toy_files, dp_sg
     sgd = {**stated, "optimizer": "sgd", "learning_rate": 10.0}
     _, sgd_votes, _, _ = ablation.train_configuration(toy_files, settings, sgd, range(3), seed=4)
     assert not np.array_equal(sgd_votes, votes)
+    replicate, _ = darrm_teachers.teacher_votes(toy_files, "toy", "private", settings, seed=4, replicate=1)
+    _, replicate_votes, _, rows = ablation.train_configuration(
+        toy_files, settings, stated, range(3), seed=4, replicate=1
+    )
+    np.testing.assert_array_equal(replicate_votes, replicate["votes"])
+    assert [r["replicate"] for r in rows] == [1, 1, 1]

@@ -275,6 +275,43 @@ def darrm_prediction_files(output):
     return files
 
 
+def darrm_replicate_inputs(wildcards):
+    """Input function: every dataset's availability status and, for each available dataset, the
+    votes of its private and non-private teachers under each seed replicate (0: the pipeline's)."""
+    import json
+
+    from dpreplication.replications.darrm_teachers import KINDS
+
+    section = settings("darrm/private_prediction")
+    files = {}
+    for dataset in section["datasets"]:
+        status = checkpoints.darrm_prediction_data.get(dataset=dataset).output[0]
+        files[f"status_{dataset}"] = status
+        if json.loads(Path(status).read_text())["available"]:
+            for replicate in range(section["seeds"]):
+                teachers = rules.darrm_prediction_teachers if replicate == 0 else rules.darrm_prediction_teacher_replicate
+                for kind in KINDS:
+                    files[f"votes_{dataset}_{kind}_{replicate}"] = expand(
+                        teachers.output.votes, dataset=dataset, kind=kind, replicate=replicate)[0]
+    return files
+
+
+def darrm_replicate_files(wildcards, input):
+    """Params function: :func:`darrm_replicate_inputs` as the script reads them,
+    ``{"status": {dataset: path}, "votes": {dataset: [{kind: path}, ...]}}``."""
+    from dpreplication.replications.darrm_teachers import KINDS
+
+    named, section = dict(input.items()), settings("darrm/private_prediction")
+    statuses, votes = {}, {}
+    for dataset in section["datasets"]:
+        if f"status_{dataset}" in named:
+            statuses[dataset] = named[f"status_{dataset}"]
+        seeds = [{kind: named.get(f"votes_{dataset}_{kind}_{r}") for kind in KINDS} for r in range(section["seeds"])]
+        if all(path is not None for seed in seeds for path in seed.values()):
+            votes[dataset] = seeds
+    return {"status": statuses, "votes": votes}
+
+
 # ---------------------------------------------------------------- PrivGene (spec shared/specs/privgene.md)
 from dpreplication.replications.privgene_datasets import DATASETS as PRIVGENE_DATASETS  # noqa: E402
 from dpreplication.workflow import batch_labels  # noqa: E402

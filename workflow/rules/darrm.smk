@@ -196,6 +196,38 @@ rule darrm_prediction_teachers:
     script: "../scripts/darrm/prediction_teachers.py"
 
 
+rule darrm_prediction_teacher_replicate:
+    message: "DaRRM: the {wildcards.kind} teachers of {wildcards.dataset} again under seed replicate {wildcards.replicate}"
+    input:
+        idx=darrm_dataset_files,
+        code=DR_TEACHERS_CODE,
+    output:
+        votes=f"{DR_PREDICTION}/replicates/{{dataset}}_{{kind}}_{{replicate}}_votes.npz",
+        teachers=f"{DR_PREDICTION}/replicates/{{dataset}}_{{kind}}_{{replicate}}_teachers.csv",
+    wildcard_constraints:
+        kind="private|nonprivate",
+        replicate="[1-9][0-9]*",
+    params: settings=darrm_teacher_settings, seed=SEED
+    threads: 1
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{DR}/prediction_teachers_{{dataset}}_{{kind}}_{{replicate}}.log"
+    benchmark: f"{BENCHMARKS}/{DR}/prediction_teachers_{{dataset}}_{{kind}}_{{replicate}}.tsv"
+    script: "../scripts/darrm/prediction_teachers.py"
+
+
+rule darrm_prediction_teacher_seeds:
+    message: "DaRRM: the aggregators' expected accuracies under independently seeded teacher ensembles, and their spread"
+    input:
+        unpack(darrm_replicate_inputs),
+        code=DR_PREDICTION_CODE,
+    output: **published(DR, "prediction_teacher_seeds", TABLE, "darrm_prediction_teacher_seeds.rst")
+    params: settings=darrm_prediction_settings(), files=darrm_replicate_files
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{DR}/prediction_teacher_seeds.log"
+    benchmark: f"{BENCHMARKS}/{DR}/prediction_teacher_seeds.tsv"
+    script: "../scripts/darrm/prediction_teacher_seeds.py"
+
+
 rule darrm_prediction_privacy:
     message: "DaRRM: per-query and total privacy of GNMax, DaRRM_Sub and DaRRM_opt (σ table, γ_opt check)"
     input: code=DR_PREDICTION_CODE
@@ -260,14 +292,16 @@ rule darrm_prediction_accuracy:
 
 
 for _rule in (rules.darrm_prediction_privacy, rules.darrm_f10_gnmax_variance, rules.darrm_prediction_teachers_table,
-              rules.darrm_prediction_teacher_diagnostics, rules.darrm_prediction_accuracy):
+              rules.darrm_prediction_teacher_diagnostics, rules.darrm_prediction_accuracy,
+              rules.darrm_prediction_teacher_seeds):
     register(DR, _rule.output)
 
 
 # ---------------------------------------------------------------- teacher ablation (issue: DaRRM on MNIST)
 # Private teachers of one dataset under DP-SGD configurations within the paper's protocol, on the
-# pipeline's shards and seeds; then the accuracy table with the most accurate configuration that
-# stays within the stated budget, next to the pipeline's.
+# pipeline's shards and seeds, each under several seed replicates (one job per configuration); the
+# best configuration within the stated budget is chosen on a validation part of the test pool, and
+# its accuracy table is computed on the rest, next to the pipeline's.
 
 DR_ABLATION = f"{DR_PREDICTION}/ablation"
 DR_ABLATION_CODE = code_inputs("data", "accounting", "learning/teachers.py", "mechanisms/majority.py",
@@ -286,20 +320,57 @@ def darrm_ablation_settings():
                              settings("darrm/solver"))
 
 
-def darrm_ablation_inputs(wildcards):
-    """The ablated dataset's availability and, when it is available, its IDX files and the
-    pipeline's private and non-private votes (the stated configuration's check; GNMax)."""
-    import json
+def darrm_ablation_config_settings(wildcards):
+    """The part of the configuration one configuration's teachers depend on."""
+    from dpreplication.replications.darrm_teacher_ablation import configuration_settings
+
+    return configuration_settings(darrm_ablation_settings(), wildcards.config)
+
+
+def darrm_ablation_idx(wildcards):
+    """The verified IDX files of the ablated dataset."""
     from types import SimpleNamespace
 
-    dataset = settings("darrm/teacher_ablation")["dataset"]
-    status = checkpoints.darrm_prediction_data.get(dataset=dataset).output[0]
+    return darrm_dataset_files(SimpleNamespace(dataset=settings("darrm/teacher_ablation")["dataset"]))
+
+
+def darrm_ablation_inputs(wildcards):
+    """The ablated dataset's availability and, when it is available, its IDX files, the pipeline's
+    private and non-private votes (the stated configuration's check; GNMax) and every
+    configuration's teachers."""
+    import json
+
+    ablation = settings("darrm/teacher_ablation")
+    status = checkpoints.darrm_prediction_data.get(dataset=ablation["dataset"]).output[0]
     files = {"status": status}
     if json.loads(Path(status).read_text())["available"]:
-        files["idx"] = darrm_dataset_files(SimpleNamespace(dataset=dataset))
+        files["idx"] = darrm_ablation_idx(wildcards)
         for kind in ("private", "nonprivate"):
-            files[f"votes_{kind}"] = expand(rules.darrm_prediction_teachers.output.votes, dataset=dataset, kind=kind)[0]
+            files[f"votes_{kind}"] = expand(rules.darrm_prediction_teachers.output.votes, dataset=ablation["dataset"],
+                                            kind=kind)[0]
+        for config in ablation["configs"]:
+            for output in ("votes", "teachers"):
+                files[f"{output}_{config['name']}"] = expand(
+                    rules.darrm_prediction_teacher_ablation_config.output[output], config=config["name"])[0]
     return files
+
+
+rule darrm_prediction_teacher_ablation_config:
+    message: "DaRRM: the ablated dataset's private teachers under DP-SGD configuration {wildcards.config}, every seed replicate"
+    input:
+        idx=darrm_ablation_idx,
+        code=DR_ABLATION_CODE,
+    output:
+        votes=f"{DR_ABLATION}/configs/{{config}}_votes.npz",
+        # Per-teacher diagnostics and training times (not reproducible): kept out of the compared table.
+        teachers=f"{DR_ABLATION}/configs/{{config}}_teachers.csv",
+    params: settings=darrm_ablation_config_settings, seed=SEED
+    threads: 1
+    priority: CRITICAL_PATH
+    conda: ENVIRONMENT
+    log: f"{LOGS}/{DR}/prediction_teacher_ablation_{{config}}.log"
+    benchmark: f"{BENCHMARKS}/{DR}/prediction_teacher_ablation_{{config}}.tsv"
+    script: "../scripts/darrm/prediction_teacher_ablation_config.py"
 
 
 rule darrm_prediction_teacher_ablation:
@@ -309,12 +380,8 @@ rule darrm_prediction_teacher_ablation:
         code=DR_ABLATION_CODE,
     output:
         **published(DR, "prediction_teacher_ablation", TABLE, "darrm_prediction_teacher_ablation.rst"),
-        votes=f"{DR_ABLATION}/votes.npz",
-        # Per-teacher diagnostics and training times (not reproducible): kept out of the compared table.
-        teachers=f"{DR_ABLATION}/teachers.csv",
+        votes=f"{DR_ABLATION}/best_votes.npz",
     params: settings=darrm_ablation_settings(), seed=SEED
-    threads: 1
-    priority: CRITICAL_PATH
     conda: ENVIRONMENT
     log: f"{LOGS}/{DR}/prediction_teacher_ablation.log"
     benchmark: f"{BENCHMARKS}/{DR}/prediction_teacher_ablation.tsv"
@@ -326,7 +393,7 @@ rule darrm_prediction_accuracy_best_config:
     input:
         unpack(darrm_ablation_inputs),
         ablation=rules.darrm_prediction_teacher_ablation.output.csv,
-        ablation_votes=rules.darrm_prediction_teacher_ablation.output.votes,
+        best_votes=rules.darrm_prediction_teacher_ablation.output.votes,
         code=DR_ABLATION_CODE,
     output:
         **published(DR, "prediction_accuracy_best_config", TABLE, "darrm_prediction_accuracy_best_config.rst"),

@@ -10,7 +10,9 @@ tidy DataFrame:
   advanced composition over Q queries (analytic, needs no data);
 * :func:`accuracy_table` — accuracy of Q random queries (mean and population std over the
   draws) for GNMax (non-private teachers + Gaussian noise), DaRRM_Sub (majority of m random
-  private teachers) and DaRRM_opt, each next to its exact expectation over the query pool.
+  private teachers) and DaRRM_opt, each next to its exact expectation over the query pool;
+* :func:`seed_spread_table` — each aggregator's exact expected accuracy under independently
+  seeded teacher ensembles (replicates), and its spread over the seeds.
 
 The teachers' own quality (accuracies, collapse) is tabulated in
 :mod:`dpreplication.replications.darrm_teacher_quality`.
@@ -303,6 +305,77 @@ def accuracy_table(votes: dict, statuses: dict, settings: dict, seed: int, solve
     return pd.DataFrame(rows).reindex(columns=columns)
 
 
+SEED_SPREAD_COLUMNS = [
+    "dataset",
+    "m",
+    "replicate",
+    "seeds",
+    "gnmax_sigma",
+    "private_accuracy_mean",
+    *[f"{method}_expected" for method in METHODS],
+    *[f"{method}_expected_seed_sd" for method in METHODS],
+    DATA_STATUS_COLUMN,
+]
+ALL_REPLICATES = "all"
+"""The ``replicate`` of the rows that summarise every replicate (mean and sample std over them)."""
+
+
+def seed_spread_table(replicates: dict, statuses: dict, settings: dict, solver: str) -> pd.DataFrame:
+    """Per (dataset, m): each aggregator's exact expected accuracy under each teacher replicate.
+
+    A replicate is one pair of private and non-private ensembles trained on the same shards with
+    independent seeds (:func:`~dpreplication.replications.darrm_teachers.teacher_seed`); replicate 0
+    is the pipeline's. Rows ``replicate = r`` hold replicate r's expectations over the whole pool
+    (:func:`expected_accuracies`); the row ``replicate = "all"`` their mean over the ``S`` seeds
+    and, as ``<method>_expected_seed_sd``, their sample standard deviation (NaN for ``S = 1``): how
+    far a number of the paper's, from one ensemble, may sit from ours by the teachers' draw alone.
+
+    Parameters
+    ----------
+    replicates : dict
+        ``{dataset: [{"private": arrays, "nonprivate": arrays}, ...]}`` by replicate, for the
+        available datasets.
+    statuses : dict
+        As in :func:`accuracy_table`.
+    """
+    classes = list(settings["classes"])
+    privacy = privacy_table(settings, solver).groupby(["dataset", "m"]).gnmax_sigma.first()
+    rows = []
+    for dataset in settings["datasets"]:
+        for m in settings["ms"]:
+            sigma = privacy.loc[(dataset, m)]
+            base = {"dataset": dataset, "m": m, "gnmax_sigma": sigma}
+            if dataset not in replicates:
+                status = needs_download(dataset, statuses[dataset])
+                rows.append({**base, "replicate": ALL_REPLICATES, DATA_STATUS_COLUMN: status})
+                continue
+            gamma = gamma_opt(settings, dataset, m, solver)
+            per_seed = []
+            for replicate, votes in enumerate(replicates[dataset]):
+                private, nonprivate = votes["private"], votes["nonprivate"]
+                if not np.array_equal(private["test_index"], nonprivate["test_index"]):
+                    raise ValueError(f"{dataset} replicate {replicate}: the ensembles vote on different test images")
+                truth = private["labels"]
+                exact = expected_accuracies(private["votes"], nonprivate["votes"], truth, classes, m, sigma, gamma)
+                per_seed.append(
+                    {
+                        **base,
+                        "replicate": str(replicate),
+                        "private_accuracy_mean": float(np.mean(private["votes"] == truth)),
+                        **{f"{method}_expected": float(exact[method].mean()) for method in METHODS},
+                        DATA_STATUS_COLUMN: "",
+                    }
+                )
+            seeds = pd.DataFrame(per_seed)
+            summary = {**base, "replicate": ALL_REPLICATES, "seeds": len(seeds)}
+            for column in ["private_accuracy_mean", *[f"{method}_expected" for method in METHODS]]:
+                summary[column] = seeds[column].mean()
+            for method in METHODS:
+                summary[f"{method}_expected_seed_sd"] = seeds[f"{method}_expected"].std(ddof=1)
+            rows += [*per_seed, {**summary, DATA_STATUS_COLUMN: ""}]
+    return pd.DataFrame(rows).reindex(columns=SEED_SPREAD_COLUMNS)
+
+
 # --------------------------------------------------------------------------- cached teachers
 
 
@@ -325,6 +398,11 @@ def read_votes(paths: Mapping[str, Mapping[str, str | os.PathLike]]) -> dict[str
             with np.load(path) as cached:
                 votes.setdefault(dataset, {})[kind] = dict(cached)
     return votes
+
+
+def read_replicates(paths: Mapping[str, list]) -> dict[str, list[dict[str, dict[str, np.ndarray]]]]:
+    """Read ``{dataset: [{kind: arrays}, ...]}`` from ``{dataset: [{kind: .npz path}, ...]}`` (by replicate)."""
+    return {dataset: [read_votes({dataset: by_kind})[dataset] for by_kind in seeds] for dataset, seeds in paths.items()}
 
 
 def read_teachers(paths: Mapping[str, Mapping[str, str | os.PathLike]]) -> dict[tuple[str, str], pd.DataFrame]:

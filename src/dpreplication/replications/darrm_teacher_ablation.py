@@ -10,16 +10,20 @@ fixes the epochs, the optimiser and its learning rate, and a privacy budget:
 * a named budget of ``budgets`` (the authors' earlier ICLR run: ε = 0.1075 at δ = 1e-3, 10
   epochs), σ from Opacus' ``get_noise_multiplier`` with that budget's accountant (PRV).
 
-Every configuration trains teachers ``0..n−1`` on the same shards with the same seeds as the
-pipeline (common random numbers: the configurations differ only in what they change), so the
-``stated`` configuration reproduces the cached votes of the pipeline (checked, on CPU). A row
-reports the per-teacher accuracies and collapse
-(:func:`~dpreplication.replications.darrm_teacher_quality.vote_diagnostics`), ε of the budget's
-accountant and of ours at the stated Δ, and — when all K teachers are trained — the exact
-expected accuracies of GNMax, DaRRM_Sub and DaRRM_opt over the test pool at the stated
-per-query budget ``(mε_teacher, mΔ)``. ``best`` marks the configuration within the stated budget
-whose teachers are the most accurate on average; :func:`best_configuration_votes` completes it to
-K teachers for the accuracy table of the best configuration.
+Every configuration trains teachers ``0..n−1`` on the same shards, once per seed replicate
+``0..S−1`` with the pipeline's seeds (:func:`~dpreplication.replications.darrm_teachers.teacher_seed`;
+common random numbers: the configurations differ only in what they change), so the ``stated``
+configuration's replicate 0 reproduces the cached votes of the pipeline (checked, on CPU).
+
+The two-class test pool is split once, by a seeded draw (:func:`validation_mask`), into a
+validation part and a query part. ``best`` marks the configuration within the stated budget whose
+teachers are the most accurate on the validation part (mean over seeds and teachers); everything
+the choice is then judged by — the teachers' accuracy, the exact expected accuracies of GNMax,
+DaRRM_Sub and DaRRM_opt at the stated per-query budget ``(mε_teacher, mΔ)``, and the accuracy
+table of the best configuration (:func:`best_configuration_accuracy`) — is computed on the query
+part only, with its spread over the seeds. A row also reports the teachers' collapse
+(:func:`~dpreplication.replications.darrm_teacher_quality.vote_diagnostics`) and ε of the
+budget's accountant and of ours at the stated Δ.
 """
 
 from __future__ import annotations
@@ -31,7 +35,9 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from dpreplication import seeding
 from dpreplication.accounting import rdp
+from dpreplication.learning.protocol import mean_confidence_interval
 from dpreplication.replications import darrm_prediction as prediction
 from dpreplication.replications import darrm_teacher_quality as quality
 from dpreplication.replications import darrm_teachers as teachers
@@ -39,6 +45,7 @@ from dpreplication.scorecard.claims import DATA_STATUS_COLUMN
 
 log = logging.getLogger(__name__)
 
+PAPER = "darrm"
 STATED = "stated"
 ABLATION_SETTINGS = ("mean_probability", "gnmax_max_order", "solver")
 """Keys of the private-prediction section the ablation reads besides the private teachers' own."""
@@ -53,6 +60,46 @@ def ablation_settings(section: dict, ablation: dict, solver: str) -> dict:
     """
     chosen = teachers.teacher_settings(section, ablation["dataset"], "private")
     return {**chosen, **{key: section[key] for key in ABLATION_SETTINGS[:-1]}, "solver": solver, "ablation": ablation}
+
+
+CONFIGURATION_KEYS = ("dataset", "teachers", "seeds", "budgets")
+"""Keys of the ablation section one configuration's training depends on (besides the configuration)."""
+
+
+def configuration_settings(settings: dict, name: str) -> dict:
+    """Return the settings of :func:`ablation_settings` that training configuration ``name`` depends on.
+
+    The private teachers' settings, and of the ablation section only :data:`CONFIGURATION_KEYS` and
+    this configuration: adding a configuration, or changing m or the validation split, retrains none.
+    """
+    ablation = settings["ablation"]
+    config = [c for c in ablation["configs"] if c["name"] == name]
+    if len(config) != 1:
+        raise ValueError(f"the teacher ablation has no single configuration named {name!r}")
+    chosen = {key: value for key, value in settings.items() if key not in (*ABLATION_SETTINGS, "ablation")}
+    return {**chosen, "ablation": {**{key: ablation[key] for key in CONFIGURATION_KEYS}, "configs": config}}
+
+
+def validation_mask(size: int, share: float, seed: int, dataset: str) -> np.ndarray:
+    """``(size,)`` booleans: True for the pool images that choose the configuration, False for the query part.
+
+    A seeded uniform draw of ``round(share·size)`` images, fixed by the config seed and the
+    dataset, so every configuration and seed is chosen and judged on the same two parts.
+    """
+    if not 0 < share < 1:
+        raise ValueError(f"the validation share must lie in (0, 1), got {share}")
+    mask = np.zeros(size, dtype=bool)
+    mask[seeding.generator(seed, PAPER, "validation", dataset).permutation(size)[: int(round(share * size))]] = True
+    return mask
+
+
+def restrict(arrays: dict, keep: np.ndarray) -> dict:
+    """Votes ``(…, n_test)``, labels and test indices of a pool restricted to the images ``keep``."""
+    return {
+        "votes": arrays["votes"][..., keep],
+        "labels": arrays["labels"][keep],
+        "test_index": arrays["test_index"][keep],
+    }
 
 
 @dataclass(frozen=True)
@@ -125,8 +172,10 @@ def training_plan(config: dict, settings: dict, sample_rate: float) -> TrainingP
     )
 
 
-def train_configuration(files: dict, settings: dict, config: dict, indices, seed: int, threads: int = 1):
-    """Train the private teachers ``indices`` of the ablation's dataset under ``config``.
+def train_configuration(
+    files: dict, settings: dict, config: dict, indices, seed: int, threads: int = 1, replicate: int = 0
+):
+    """Train the private teachers ``indices`` of the ablation's dataset under ``config``, seed ``replicate``.
 
     Returns
     -------
@@ -137,7 +186,7 @@ def train_configuration(files: dict, settings: dict, config: dict, indices, seed
     pool : tuple
         The test pool ``(labels, test_index)``.
     rows : list of dict
-        One dict per teacher: its diagnostics and training seconds.
+        One dict per teacher: its diagnostics on the whole pool and training seconds.
     """
     from dpreplication.learning import teachers as learning
 
@@ -158,7 +207,7 @@ def train_configuration(files: dict, settings: dict, config: dict, indices, seed
             settings["max_grad_norm"],
             plan.learning_rate,
             batch,
-            teachers.teacher_seed(seed, dataset, "private", teacher),
+            teachers.teacher_seed(seed, dataset, "private", teacher, replicate),
             device,
             optimiser=plan.optimiser,
         )
@@ -166,10 +215,19 @@ def train_configuration(files: dict, settings: dict, config: dict, indices, seed
             raise RuntimeError(f"{plan.config} teacher {teacher}: Opacus trained with {record}, not {plan}")
         votes.append(learning.predict(model, x_test, device))
         diagnostics = quality.vote_diagnostics(votes[-1], y_test, settings["classes"])
-        rows.append({"config": plan.config, "teacher": teacher, **diagnostics, "seconds": record.seconds})
+        rows.append(
+            {
+                "config": plan.config,
+                "replicate": replicate,
+                "teacher": teacher,
+                **diagnostics,
+                "seconds": record.seconds,
+            }
+        )
         log.info(
-            "%s teacher %d: %d steps (σ = %.4f, %s, lr %g) in %.1fs, test accuracy %.4f",
+            "%s replicate %d teacher %d: %d steps (σ = %.4f, %s, lr %g) in %.1fs, test accuracy %.4f",
             plan.config,
+            replicate,
             teacher,
             plan.steps,
             plan.noise_multiplier,
@@ -179,6 +237,56 @@ def train_configuration(files: dict, settings: dict, config: dict, indices, seed
             diagnostics["accuracy"],
         )
     return plan, np.stack(votes), (y_test, test_index), rows
+
+
+def configuration_votes(files: dict, settings: dict, config: dict, seed: int, threads: int = 1):
+    """Train the ablation's ``n`` teachers under ``config`` once per seed replicate ``0..S−1``.
+
+    Returns
+    -------
+    tuple
+        ``(plan, arrays, rows)``: the plan, ``{"votes": (S, n, n_test), "labels", "test_index"}``
+        and the per-teacher rows of every replicate, each with the plan's fields.
+    """
+    ablation = settings["ablation"]
+    if ablation["teachers"] > settings["teachers"]:
+        raise ValueError(
+            f"the ablation trains {ablation['teachers']} teachers, more than the K = {settings['teachers']} of the ensemble"
+        )
+    votes, rows = [], []
+    for replicate in range(ablation["seeds"]):
+        start = time.perf_counter()
+        plan, replicate_votes, (labels, test_index), replicate_rows = train_configuration(
+            files, settings, config, range(ablation["teachers"]), seed, threads, replicate
+        )
+        log.info(
+            "%s replicate %d: %d teachers in %.1fs",
+            plan.config,
+            replicate,
+            len(replicate_rows),
+            time.perf_counter() - start,
+        )
+        votes.append(replicate_votes)
+        rows += replicate_rows
+    fields = plan_fields(plan)
+    return (
+        plan,
+        {"votes": np.stack(votes), "labels": labels, "test_index": test_index},
+        [{**fields, **row} for row in rows],
+    )
+
+
+def plan_fields(plan: TrainingPlan) -> dict:
+    """Return the plan as table columns (:data:`ABLATION_COLUMNS`)."""
+    resolved = asdict(plan)
+    return {
+        **{key: resolved[key] for key in ("config", "budget", "epochs", "steps", "epsilon", "delta", "accountant")},
+        "optimizer": plan.optimiser,
+        "learning_rate": plan.learning_rate,
+        "sigma": plan.noise_multiplier,
+        "epsilon_stated_delta": plan.epsilon_stated_delta,
+        "within_stated_budget": plan.within_stated_budget,
+    }
 
 
 def aggregator_expectations(private_votes, nonprivate_votes, truth, settings: dict, m: int) -> dict:
@@ -209,6 +317,11 @@ ABLATION_COLUMNS = [
     "epsilon_stated_delta",
     "within_stated_budget",
     "teachers",
+    "seeds",
+    "validation_images",
+    "query_images",
+    "validation_accuracy_mean",
+    "validation_accuracy_seed_sd",
     "accuracy_mean",
     "accuracy_min",
     "accuracy_max",
@@ -220,34 +333,66 @@ ABLATION_COLUMNS = [
     "sub_expected",
     "opt_expected",
     "opt_minus_gnmax_expected",
+    "opt_minus_gnmax_expected_seed_sd",
     "best",
     DATA_STATUS_COLUMN,
 ]
 
 
-def summary_row(plan: TrainingPlan, rows: list[dict]) -> dict:
-    """Return the table row of one configuration from its per-teacher diagnostics."""
-    frame = pd.DataFrame(rows)
-    resolved = asdict(plan)
-    return {
-        **{key: resolved[key] for key in ("config", "budget", "epochs", "steps", "epsilon", "delta", "accountant")},
-        "optimizer": plan.optimiser,
-        "learning_rate": plan.learning_rate,
-        "sigma": plan.noise_multiplier,
-        "epsilon_stated_delta": plan.epsilon_stated_delta,
-        "within_stated_budget": plan.within_stated_budget,
-        "teachers": len(frame),
-        "accuracy_mean": frame.accuracy.mean(),
-        "accuracy_min": frame.accuracy.min(),
-        "accuracy_max": frame.accuracy.max(),
-        "rate_positive_class_mean": frame.rate_positive_class.mean(),
-        "collapsed_teachers": int(frame.collapsed.sum()),
+def seed_sd(values) -> float:
+    """Sample standard deviation over seeds; NaN for a single seed."""
+    values = np.asarray(values, dtype=float)
+    return float(values.std(ddof=1)) if values.size > 1 else np.nan
+
+
+def summary_row(config: dict, arrays: dict, rows: pd.DataFrame, mask: np.ndarray, cached: dict, settings: dict) -> dict:
+    """Return the table row of ``config`` from its votes (all seeds) and per-teacher rows.
+
+    Accuracies: validation part (the choice) and query part (the report); collapse: over the whole
+    pool, summed over seeds. With all K teachers, the expected accuracies on the query part, mean
+    over seeds, and the seed spread of DaRRM_opt − GNMax.
+    """
+    votes, labels = arrays["votes"], arrays["labels"]
+    validation = (votes[..., mask] == labels[mask]).mean(axis=-1)
+    queries = (votes[..., ~mask] == labels[~mask]).mean(axis=-1)
+    first = rows.iloc[0]
+    row = {
+        **{column: first[column] for column in ABLATION_COLUMNS[:12]},
+        "teachers": votes.shape[1],
+        "seeds": votes.shape[0],
+        "validation_images": int(mask.sum()),
+        "query_images": int((~mask).sum()),
+        "validation_accuracy_mean": validation.mean(),
+        "validation_accuracy_seed_sd": seed_sd(validation.mean(axis=1)),
+        "accuracy_mean": queries.mean(),
+        "accuracy_min": queries.min(),
+        "accuracy_max": queries.max(),
+        "rate_positive_class_mean": rows.rate_positive_class.mean(),
+        "collapsed_teachers": int(rows.collapsed.sum()),
+        "m": settings["ablation"]["m"],
         DATA_STATUS_COLUMN: "",
     }
+    n = votes.shape[1]
+    if config["name"] == STATED and config["epochs"] is None:
+        row["votes_as_pipeline"] = float(np.mean(votes[0] == cached["private"]["votes"][:n]))
+    if n == settings["teachers"]:
+        query_nonprivate = restrict(cached["nonprivate"], ~mask)
+        per_seed = pd.DataFrame(
+            [
+                aggregator_expectations(
+                    seed_votes[:, ~mask], query_nonprivate["votes"], labels[~mask], settings, settings["ablation"]["m"]
+                )
+                for seed_votes in votes
+            ]
+        )
+        row |= per_seed.mean().to_dict()
+        gap = per_seed.opt_expected - per_seed.gnmax_expected
+        row["opt_minus_gnmax_expected"], row["opt_minus_gnmax_expected_seed_sd"] = gap.mean(), seed_sd(gap)
+    return row
 
 
 def mark_best(table: pd.DataFrame) -> pd.DataFrame:
-    """Mark as ``best`` the configuration within the stated budget with the highest mean teacher accuracy.
+    """Mark as ``best`` the configuration within the stated budget most accurate on the validation part.
 
     On a tie, the first in the configured order.
     """
@@ -256,100 +401,108 @@ def mark_best(table: pd.DataFrame) -> pd.DataFrame:
     if not within.any():
         raise ValueError("no configuration of the ablation is within the stated budget")
     table["best"] = False
-    table.loc[table.accuracy_mean.where(within).idxmax(), "best"] = True
+    table.loc[table.validation_accuracy_mean.where(within).idxmax(), "best"] = True
     return table
 
 
-def ablation_table(
-    files: dict | None, settings: dict, cached: dict | None, seed: int, status: str = "", threads: int = 1
-):
-    """Run the ablation.
+def ablation_table(trained: dict | None, settings: dict, cached: dict | None, seed: int, status: str = ""):
+    """Return the ablation's table from every configuration's trained teachers.
 
     Parameters
     ----------
-    files : dict or None
-        None (dataset unavailable): one row per configuration whose ``data_status`` is ``status``.
+    trained : dict or None
+        ``{config: (arrays, rows)}`` as from :func:`configuration_votes` (rows as a DataFrame), in the
+        configured order; None (dataset unavailable): one row per configuration whose
+        ``data_status`` is ``status``.
     cached : dict or None
         The pipeline's ``{"private": arrays, "nonprivate": arrays}`` of the dataset (the stated
         configuration is checked against the private votes; GNMax needs the non-private ones).
 
     Returns
     -------
-    table : pandas.DataFrame
+    pandas.DataFrame
         One row per configuration (columns :data:`ABLATION_COLUMNS`).
-    per_teacher : pandas.DataFrame
-        One row per configuration and trained teacher (empty when ``files`` is None).
-    votes : dict
-        ``{config: (n, n_test) votes, "labels", "test_index"}`` (empty when ``files`` is None).
     """
     ablation = settings["ablation"]
-    K, n, m = settings["teachers"], ablation["teachers"], ablation["m"]
-    if n > K:
-        raise ValueError(f"the ablation trains {n} teachers, more than the K = {K} of the ensemble")
-    if files is None:
+    if trained is None:
         rows = [
             {"config": config["name"], "budget": config["budget"], DATA_STATUS_COLUMN: status}
             for config in ablation["configs"]
         ]
-        table = pd.DataFrame(rows).reindex(columns=ABLATION_COLUMNS)
-        return table.assign(best=False), pd.DataFrame(), {}
-    summaries, per_teacher, votes = [], [], {}
+        return pd.DataFrame(rows).reindex(columns=ABLATION_COLUMNS).assign(best=False)
+    summaries, mask = [], None
     for config in ablation["configs"]:
-        start = time.perf_counter()
-        plan, config_votes, (truth, test_index), rows = train_configuration(
-            files, settings, config, range(n), seed, threads
-        )
-        log.info("%s: %d teachers in %.1fs", plan.config, n, time.perf_counter() - start)
-        if not np.array_equal(test_index, cached["private"]["test_index"]):
-            raise ValueError("the ablation's test pool differs from the cached votes'")
-        row = {**summary_row(plan, rows), "m": m}
-        if plan.config == STATED and config["epochs"] is None:
-            row["votes_as_pipeline"] = float(np.mean(config_votes == cached["private"]["votes"][:n]))
-        if n == K:
-            row |= aggregator_expectations(config_votes, cached["nonprivate"]["votes"], truth, settings, m)
-            row["opt_minus_gnmax_expected"] = row["opt_expected"] - row["gnmax_expected"]
-        summaries.append(row)
-        per_teacher += [
-            {**r, **{k: row[k] for k in ("sigma", "steps", "epochs", "epsilon_stated_delta")}} for r in rows
-        ]
-        votes[plan.config] = config_votes
-    votes |= {"labels": truth, "test_index": test_index}
-    table = mark_best(pd.DataFrame(summaries).reindex(columns=ABLATION_COLUMNS))
-    return table, pd.DataFrame(per_teacher), votes
+        arrays, rows = trained[config["name"]]
+        if not np.array_equal(arrays["test_index"], cached["private"]["test_index"]):
+            raise ValueError(f"{config['name']}: the ablation's test pool differs from the cached votes'")
+        if mask is None:
+            mask = validation_mask(arrays["labels"].size, ablation["validation_share"], seed, ablation["dataset"])
+        summaries.append(summary_row(config, arrays, rows, mask, cached, settings))
+    return mark_best(pd.DataFrame(summaries).reindex(columns=ABLATION_COLUMNS))
 
 
-def best_configuration_votes(
-    files: dict, settings: dict, table: pd.DataFrame, votes: dict, seed: int, threads: int = 1
-):
-    """Complete the ``best`` configuration to its K private teachers.
+def best_configuration_votes(files: dict, settings: dict, name: str, arrays: dict, seed: int, threads: int = 1):
+    """Complete every seed replicate of configuration ``name`` to its K private teachers.
 
-    The ablation's ``n`` teachers, and teachers ``n..K−1`` trained now with the same plan and seeds.
+    The ablation's ``n`` teachers of each replicate, and teachers ``n..K−1`` trained now with the
+    same plan and the replicate's seeds.
 
     Returns
     -------
     tuple
-        ``(config name, arrays as from teacher_votes, per-teacher rows of the teachers trained now)``.
+        ``(arrays with votes (S, K, n_test), per-teacher rows of the teachers trained now)``.
     """
-    name = table.loc[table.best.astype(bool), "config"].item()
     config = next(c for c in settings["ablation"]["configs"] if c["name"] == name)
-    trained = votes[name]
-    rows = []
-    if len(trained) < settings["teachers"]:
-        _, more, _, rows = train_configuration(
-            files, settings, config, range(len(trained), settings["teachers"]), seed, threads
-        )
-        trained = np.concatenate([trained, more])
-    return name, {"votes": trained, "labels": votes["labels"], "test_index": votes["test_index"]}, rows
+    votes, rows, K = arrays["votes"], [], settings["teachers"]
+    if votes.shape[1] < K:
+        completed = []
+        for replicate, trained in enumerate(votes):
+            _, more, _, more_rows = train_configuration(
+                files, settings, config, range(trained.shape[0], K), seed, threads, replicate
+            )
+            completed.append(np.concatenate([trained, more]))
+            rows += more_rows
+        votes = np.stack(completed)
+    return {**arrays, "votes": votes}, rows
+
+
+def seed_mean_table(tables: list[pd.DataFrame]) -> pd.DataFrame:
+    """Average accuracy tables of the seed replicates, row by row; each gap's 95 % interval over the seeds.
+
+    The gap of a replicate is its mean over the query draws; the interval is Student-t over the
+    ``S`` replicates (NaN for one), which holds both the teachers' and the draws' randomness.
+    """
+    first = tables[0]
+    stacked = pd.concat(tables, keys=range(len(tables)), names=["replicate", "row"])
+    numeric = first.select_dtypes("number").columns
+    mean = stacked[numeric].groupby(level="row").mean()
+    table = first.copy()
+    table[numeric] = mean[numeric]
+    for better, worse in prediction.GAPS:
+        gap = f"{better}_minus_{worse}"
+        for row in range(len(first)):
+            interval = mean_confidence_interval([t[gap].iloc[row] for t in tables])
+            table.loc[table.index[row], [f"{gap}_ci_low", f"{gap}_ci_high"]] = interval["ci_low"], interval["ci_high"]
+    table.insert(table.columns.get_loc("draws"), "runs", len(tables))
+    return table
 
 
 def best_configuration_accuracy(
-    files: dict | None, settings: dict, table: pd.DataFrame, votes: dict, cached: dict | None, statuses: dict, seed: int
+    files: dict | None,
+    settings: dict,
+    table: pd.DataFrame,
+    arrays: dict,
+    cached: dict | None,
+    statuses: dict,
+    seed: int,
 ):
     """Return the accuracy table of the ablation's dataset with the private teachers of its ``best`` configuration.
 
-    The table of :func:`~dpreplication.replications.darrm_prediction.accuracy_table`, with the
-    same query draws and the same non-private teachers as the pipeline's table; first columns: the
-    configuration and its K teachers' mean accuracy and number collapsed.
+    The table of :func:`~dpreplication.replications.darrm_prediction.accuracy_table` on the query
+    part of the pool (never the validation part that chose the configuration), with the pipeline's
+    non-private teachers, for each seed replicate, averaged by :func:`seed_mean_table` (``runs``:
+    the seeds). First columns: the configuration and its teachers' mean accuracy on the query part
+    and number collapsed (over all seeds).
 
     Returns
     -------
@@ -358,15 +511,27 @@ def best_configuration_accuracy(
     """
     dataset = settings["ablation"]["dataset"]
     one_dataset = {**settings, "datasets": {dataset: settings["datasets"][dataset]}}
-    name, mean_accuracy, collapsed, rows, votes_by_dataset = "", np.nan, np.nan, [], {}
+    name, mean_accuracy, collapsed, rows, replicates = "", np.nan, np.nan, [], [{}]
     if files is not None:
-        name, private, rows = best_configuration_votes(files, settings, table, votes, seed)
-        diagnostics = pd.DataFrame(
-            [quality.vote_diagnostics(vote, private["labels"], settings["classes"]) for vote in private["votes"]]
+        name = table.loc[table.best.astype(bool), "config"].item()
+        private, rows = best_configuration_votes(files, settings, name, arrays, seed)
+        mask = validation_mask(private["labels"].size, settings["ablation"]["validation_share"], seed, dataset)
+        query, nonprivate = restrict(private, ~mask), restrict(cached["nonprivate"], ~mask)
+        mean_accuracy = float(np.mean(query["votes"] == query["labels"]))
+        collapsed = int(
+            sum(
+                quality.vote_diagnostics(teacher, private["labels"], settings["classes"])["collapsed"]
+                for seed_votes in private["votes"]
+                for teacher in seed_votes
+            )
         )
-        mean_accuracy, collapsed = diagnostics.accuracy.mean(), int(diagnostics.collapsed.sum())
-        votes_by_dataset = {dataset: {"private": private, "nonprivate": cached["nonprivate"]}}
-    accuracy = prediction.accuracy_table(votes_by_dataset, statuses, one_dataset, seed, settings["solver"])
+        replicates = [
+            {dataset: {"private": {**query, "votes": seed_votes}, "nonprivate": nonprivate}}
+            for seed_votes in query["votes"]
+        ]
+    accuracy = seed_mean_table(
+        [prediction.accuracy_table(votes, statuses, one_dataset, seed, settings["solver"]) for votes in replicates]
+    )
     accuracy.insert(1, "config", name)
     accuracy.insert(2, "teachers_accuracy_mean", mean_accuracy)
     accuracy.insert(3, "collapsed_teachers", collapsed)

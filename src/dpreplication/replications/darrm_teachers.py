@@ -99,9 +99,14 @@ def teacher_shards(
     return shards
 
 
-def teacher_seed(seed: int, dataset: str, kind: str, teacher: int) -> int:
-    """Return the torch seed of one teacher, from the config seed and the teacher's keys."""
-    return int(seeding.generator(seed, PAPER, "teachers", dataset, kind, teacher).integers(2**62))
+def teacher_seed(seed: int, dataset: str, kind: str, teacher: int, replicate: int = 0) -> int:
+    """Return the torch seed of one teacher, from the config seed and the teacher's keys.
+
+    ``replicate`` numbers independently seeded ensembles on the same shards; replicate 0 is the
+    pipeline's (its key has no replicate word, so its votes are those cached before replicates).
+    """
+    keys = (PAPER, "teachers", dataset, kind, teacher) + (("replicate", int(replicate)) if replicate else ())
+    return int(seeding.generator(seed, *keys).integers(2**62))
 
 
 def training_data(files: dict, dataset: str, settings: dict) -> tuple[tuple, tuple, list[tuple[int, int]]]:
@@ -155,9 +160,12 @@ def _train_teacher(x, y, kind: str, steps, settings: dict, seed: int, device):
 
 
 def teacher_votes(
-    files: dict, dataset: str, kind: str, settings: dict, seed: int, threads: int = 1
+    files: dict, dataset: str, kind: str, settings: dict, seed: int, threads: int = 1, replicate: int = 0
 ) -> tuple[dict, pd.DataFrame]:
     """Train the ``K`` teachers of ``dataset`` (``kind`` private or nonprivate) and collect their votes.
+
+    ``replicate`` selects the teachers' seeds (:func:`teacher_seed`): the same shards and settings,
+    an independent draw of the training randomness.
 
     Private teachers take the same number of steps, calibrated at the largest sampling rate of the
     shards, so each teacher's ε (logged, our RDP accountant; Opacus' PRV accountant alongside) is
@@ -196,7 +204,7 @@ def teacher_votes(
     for teacher, (start, stop) in enumerate(shards):
         x, y = x_train[start:stop], y_train[start:stop]
         model, record, epsilon, epsilon_prv = _train_teacher(
-            x, y, kind, steps, settings, teacher_seed(seed, dataset, kind, teacher), device
+            x, y, kind, steps, settings, teacher_seed(seed, dataset, kind, teacher, replicate), device
         )
         if kind == "private":
             within_budget(f"DP-SGD teacher {teacher} of {dataset}", epsilon, epsilon_target, relative_slack=1e-12)

@@ -17,8 +17,13 @@ A claim's status says exactly what was observed in this run:
 How a value was obtained is its ``draws``, declared per table (or ``table.column``) in the
 registry's ``draws:`` section: ``exact`` (deterministic: the default), ``interval`` (from random draws; the row carries
 ``<column>_ci_low``/``<column>_ci_high``, optionally ``<column>_se`` and ``<column>_runs`` or
-``runs``, and the verdict is read from the interval) or ``test`` (a test statistic, such as a
-p-value or z-score, whose criterion is the test's acceptance region at its stated level).
+``runs``, and the verdict is read from the interval), ``test`` (a test statistic, such as a
+p-value or z-score, whose criterion is the test's acceptance region at its stated level) or
+``seeds`` (a mean over ``S`` independently seeded replicates, e.g. teacher ensembles, of a number
+the paper reports from one replicate of its own: the row carries ``<column>_seed_sd`` and
+``seeds``, and the claim's ``abs`` tolerance τ, the paper's own allowance at two standard errors,
+widens to :func:`seed_tolerance` ``= √(τ² + 4s²(1 + 1/S))``: two standard errors of the difference
+between the paper's replicate and our mean).
 
 A claim's ``kind`` says what it is evidence of: ``paper`` (stated in the paper), ``spec`` (derived
 in the replication spec), ``diagnostic`` (a measurement of this replication that explains a gap,
@@ -30,7 +35,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -65,8 +70,9 @@ COLUMNS = [
 STATUSES = ("fail", "missing", "inconclusive", "deviation", "pass")
 """Every status, in the order a reader needs them (what does not hold first)."""
 KINDS = ("paper", "spec", "diagnostic", "sanity")
-DRAWS = ("exact", "interval", "test")
-"""How a claimed value is obtained: deterministically, from draws with an interval, or as a test statistic."""
+DRAWS = ("exact", "interval", "test", "seeds")
+"""How a claimed value is obtained: deterministically, from draws with an interval, as a test
+statistic, or as a mean over seeded replicates."""
 REPLICATION_KINDS = ("paper", "spec")
 """The kinds that count as evidence for or against the papers."""
 
@@ -151,6 +157,8 @@ class Claim:
             )
         if self.draws not in DRAWS:
             raise ValueError(f"claim {self.id}: draws must be one of {list(DRAWS)}, got {self.draws!r}")
+        if self.draws == "seeds" and self.comparison != "abs":
+            raise ValueError(f"claim {self.id}: a seeds claim widens an abs tolerance, not a {self.comparison} one")
 
     @property
     def region(self) -> tuple[float, float, bool]:
@@ -424,6 +432,43 @@ def interval_of(claim: Claim, tables: dict[str, pd.DataFrame]) -> dict[str, floa
 NO_INTERVAL = {"runs": math.nan, "se": math.nan, "ci_low": math.nan, "ci_high": math.nan}
 
 
+def seed_tolerance(tolerance: float, seed_sd: float, seeds: float) -> float:
+    """Return ``√(τ² + 4s²(1 + 1/S))``: the tolerance τ widened by the seed spread.
+
+    τ is two standard errors of the paper's number; the paper's one replicate and our mean over
+    ``S`` replicates differ by ``s²`` and ``s²/S`` in variance, whose two standard errors are added.
+    """
+    return math.sqrt(tolerance**2 + 4 * seed_sd**2 * (1 + 1 / seeds))
+
+
+def spread_of(claim: Claim, tables: dict[str, pd.DataFrame]) -> dict[str, float]:
+    """Return the seed spread of a ``seeds`` claim's value as ``runs`` (S) and ``se`` (the sample std s).
+
+    Read from the row's ``<column>_seed_sd`` and ``seeds`` (absent: ``KeyError``).
+    """
+    row = selected_row(claim, tables)
+    absent = [name for name in (f"{claim.column}_seed_sd", "seeds") if name not in row.index]
+    if absent:
+        raise KeyError(f"claim {claim.id}: {claim.table!r} is declared seeds but has no column {absent}")
+    return {**NO_INTERVAL, "runs": float(row["seeds"]), "se": float(row[f"{claim.column}_seed_sd"])}
+
+
+def uncertainty_of(claim: Claim, tables: dict[str, pd.DataFrame]) -> dict[str, float]:
+    """Return the ``runs``, ``se`` and interval columns of a claim, by its ``draws``."""
+    if claim.draws == "interval":
+        return interval_of(claim, tables)
+    if claim.draws == "seeds":
+        return spread_of(claim, tables)
+    return NO_INTERVAL
+
+
+def judged_claim(claim: Claim, uncertainty: dict[str, float]) -> Claim:
+    """Return the claim as judged: a ``seeds`` claim with its tolerance widened (:func:`seed_tolerance`)."""
+    if claim.draws != "seeds":
+        return claim
+    return replace(claim, tolerance=seed_tolerance(claim.tolerance, uncertainty["se"], uncertainty["runs"]))
+
+
 def _judge(claim: Claim, reproduced: float, interval: dict) -> tuple[str, dict]:
     """Return the status and the interval columns of one computed claim (see the module docstring)."""
     if claim.draws != "interval":
@@ -439,12 +484,12 @@ def _judge(claim: Claim, reproduced: float, interval: dict) -> tuple[str, dict]:
 
 def evaluate_claims(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """One scorecard row per claim, with the statuses of the module docstring."""
-    observed, reasons, values, uncertainty = {}, {}, {}, {}
+    observed, reasons, values, uncertainty, judged = {}, {}, {}, {}, {}
     for claim in claims:
         reproduced = lookup(claim, tables)
         values[claim.id] = values[f"{claim.id}.reproduced"] = reproduced
         values[f"{claim.id}.expected"] = claim.expected
-        interval = interval_of(claim, tables) if claim.draws == "interval" else NO_INTERVAL
+        interval = uncertainty_of(claim, tables)
         why_not = not_computed(claim, tables) or not_finite(claim, reproduced)
         if (
             not why_not
@@ -452,13 +497,16 @@ def evaluate_claims(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> pd.
             and not (math.isfinite(interval["ci_low"]) and math.isfinite(interval["ci_high"]))
         ):
             why_not = f"not computed: {claim.table}.{claim.column} has no finite 95 % confidence interval"
+        if not why_not and claim.draws == "seeds" and not math.isfinite(interval["se"]):
+            why_not = f"not computed: {claim.table}.{claim.column} has no seed spread (it needs at least 2 seeds)"
+        judged[claim.id] = judged_claim(claim, interval) if not why_not else claim
         if why_not:
             observed[claim.id], reasons[claim.id] = "missing", why_not
             uncertainty[claim.id] = {**interval, "runs_to_resolve": math.nan, "p_decisive": math.nan}
         else:
-            observed[claim.id], judged = _judge(claim, reproduced, interval)
+            observed[claim.id], verdict = _judge(judged[claim.id], reproduced, interval)
             reasons[claim.id] = ""
-            uncertainty[claim.id] = {**interval, **judged}
+            uncertainty[claim.id] = {**interval, **verdict}
     rows = []
     for claim in claims:
         status, reason = observed[claim.id], reasons[claim.id]
@@ -484,7 +532,7 @@ def evaluate_claims(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> pd.
                 "claim": claim.claim,
                 "expected": claim.expected,
                 "reproduced": values[claim.id],
-                "tolerance": claim.tolerance,
+                "tolerance": judged[claim.id].tolerance,
                 "comparison": COMPARISONS[claim.comparison],
                 "status": status,
                 "draws": claim.draws,

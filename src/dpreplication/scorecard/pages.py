@@ -86,6 +86,8 @@ def _interval(claim: pd.Series) -> str:
         return f"[{cell(float(claim['ci_low']))}, {cell(float(claim['ci_high']))}]{runs}"
     if claim.get("draws") == "test":
         return f"test{runs}"
+    if claim.get("draws") == "seeds" and pd.notna(claim.get("se")):
+        return f"seed sd {cell(float(claim['se']))} over {claim['runs']:.0f} seeds"
     return str(claim.get("draws") or "exact")
 
 
@@ -94,7 +96,9 @@ RULE = (
     "confidence interval, not its point: `pass` when the whole interval lies in the criterion's "
     "accepted region, `fail` when the whole interval lies outside it, `inconclusive` otherwise, with "
     "the runs that would resolve it at the observed spread. `exact` values are deterministic; a "
-    "`test` value is a test statistic judged at its own stated level."
+    "`test` value is a test statistic judged at its own stated level; a `seeds` value is a mean over "
+    "S independently seeded replicates (teacher ensembles) of a number the paper reports from one "
+    "replicate, and its tolerance τ widens to √(τ² + 4s²(1 + 1/S)) with s the seed spread."
 )
 
 

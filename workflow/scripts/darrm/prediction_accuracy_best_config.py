@@ -12,16 +12,16 @@ settings = snakemake.params.settings
 dataset = settings["ablation"]["dataset"]
 status = json.loads(Path(snakemake.input.status).read_text())
 files = cached = None
-votes = {}
+best = {}
 if status["available"]:
     files = {Path(path).name: path for path in snakemake.input.idx}
     with np.load(snakemake.input.votes_nonprivate) as arrays:
         cached = {"nonprivate": dict(arrays)}
-    with np.load(snakemake.input.ablation_votes) as arrays:
-        votes = dict(arrays)
+    with np.load(snakemake.input.best_votes) as arrays:
+        best = dict(arrays)
 table = pd.read_csv(snakemake.input.ablation)
 accuracy, trained = ablation.best_configuration_accuracy(
-    files, settings, table, votes, cached, {dataset: status}, snakemake.params.seed
+    files, settings, table, best, cached, {dataset: status}, snakemake.params.seed
 )
 pd.DataFrame(trained).to_csv(snakemake.output.teachers, index=False)
 publish(snakemake, accuracy)

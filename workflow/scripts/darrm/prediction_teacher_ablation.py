@@ -2,6 +2,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from dpreplication.replications import darrm_teacher_ablation as ablation
 from dpreplication.replications.darrm_prediction import needs_download
@@ -11,16 +12,18 @@ start(snakemake)
 settings = snakemake.params.settings
 dataset = settings["ablation"]["dataset"]
 status = json.loads(Path(snakemake.input.status).read_text())
-files = cached = None
+trained = cached = None
+best = {}
 if status["available"]:
-    files = {Path(path).name: path for path in snakemake.input.idx}
-    cached = {}
+    cached, trained = {}, {}
     for kind in ("private", "nonprivate"):
         with np.load(snakemake.input[f"votes_{kind}"]) as arrays:
             cached[kind] = dict(arrays)
-table, per_teacher, votes = ablation.ablation_table(
-    files, settings, cached, snakemake.params.seed, needs_download(dataset, status), snakemake.threads
-)
-np.savez_compressed(snakemake.output.votes, **votes)
-per_teacher.to_csv(snakemake.output.teachers, index=False)
+    for config in settings["ablation"]["configs"]:
+        with np.load(snakemake.input[f"votes_{config['name']}"]) as arrays:
+            trained[config["name"]] = (dict(arrays), pd.read_csv(snakemake.input[f"teachers_{config['name']}"]))
+table = ablation.ablation_table(trained, settings, cached, snakemake.params.seed, needs_download(dataset, status))
+if trained is not None:
+    best = trained[table.loc[table.best.astype(bool), "config"].item()][0]
+np.savez_compressed(snakemake.output.votes, **best)
 publish(snakemake, table)

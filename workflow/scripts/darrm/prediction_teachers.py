@@ -14,6 +14,7 @@ arrays, teachers = darrm_teachers.teacher_votes(
     snakemake.params.settings,
     snakemake.params.seed,
     snakemake.threads,
+    int(snakemake.wildcards.get("replicate", 0)),
 )
 np.savez_compressed(snakemake.output.votes, **arrays)
 teachers.to_csv(snakemake.output.teachers, index=False)

@@ -1,0 +1,15 @@
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from dpreplication.replications import darrm_teacher_ablation as ablation
+from dpreplication.workflow import start
+
+start(snakemake)
+settings = snakemake.params.settings
+files = {Path(path).name: path for path in snakemake.input.idx}
+(config,) = settings["ablation"]["configs"]
+_, arrays, rows = ablation.configuration_votes(files, settings, config, snakemake.params.seed, snakemake.threads)
+np.savez_compressed(snakemake.output.votes, **arrays)
+pd.DataFrame(rows).to_csv(snakemake.output.teachers, index=False)
