@@ -309,3 +309,12 @@ def test_the_log_ratio_interval_is_the_delta_method():
     assert half == pytest.approx(t.ppf(0.975, 3) * se)
     se_swapped, _ = log_ratio_interval(baseline, np.full(4, 5.0))
     assert se_swapped == pytest.approx(se)
+
+
+def test_the_papers_one_ensemble_rows_are_judged_with_our_seed_spread():
+    """Issue #32 item 7: every recovered DaRRM row (a number the paper got from one ensemble of
+    its own) is a ``seeds`` claim on the seed table's summary row, on both datasets."""
+    recovered = [c for c in load_registry(CLAIMS / "darrm.yaml") if c.id.startswith("recovered_")]
+    assert len(recovered) == 17 and {c.select["dataset"] for c in recovered} == {"mnist", "fashion_mnist"}
+    for claim in recovered:
+        assert (claim.draws, claim.table, claim.select["replicate"]) == ("seeds", "prediction_teacher_seeds", "all")

@@ -363,3 +363,30 @@ def test_stated_configuration_reproduces_the_pipelines_teachers(toy_files, dp_sg
     )
     np.testing.assert_array_equal(replicate_votes, replicate["votes"])
     assert [r["replicate"] for r in rows] == [1, 1, 1]
+
+
+def test_the_best_configurations_table_is_computed_on_the_query_part_over_its_seeds():
+    """Pool of 200: the table's pool is the 100 query images, never the validation part, and its
+    ``runs`` are the seed replicates whose per-seed gaps give the interval."""
+    truth = np.random.default_rng(6).choice([5, 8], size=200)
+    arrays = {"labels": truth, "test_index": np.arange(200)}
+    votes = np.stack([np.tile(np.where(np.random.default_rng(r).random(200) < 0.8, truth, 8), (5, 1)) for r in (0, 1)])
+    settings = {
+        **CONFIG["private_prediction"],
+        "datasets": {"toy": {"epsilon_teacher": 0.2}},
+        "teachers": 5,
+        "ms": [3],
+        "queries": [20],
+        "solver": "highs",
+        "ablation": {**synthetic_settings(5)["ablation"]},
+    }
+    table = pd.DataFrame({"config": ["stated", "good"], "best": [False, True]})
+    nonprivate = {**arrays, "votes": np.tile(truth, (5, 1))}
+    accuracy, trained = ablation.best_configuration_accuracy(
+        {}, settings, table, {**arrays, "votes": votes}, {"nonprivate": nonprivate}, {"toy": {}}, seed=1
+    )
+    row = accuracy.iloc[0]
+    mask = ablation.validation_mask(200, 0.5, seed=1, dataset="toy")
+    assert trained == [] and row.config == "good" and row.pool == 100 and row.runs == 2
+    assert row.teachers_accuracy_mean == pytest.approx(np.mean(votes[..., ~mask] == truth[~mask]))
+    assert row.opt_minus_gnmax_ci_low < row.opt_minus_gnmax < row.opt_minus_gnmax_ci_high
