@@ -253,13 +253,21 @@ def test_paper_r_ablation_pairs_with_the_main_jobs_and_runs_the_paper_r():
     data = TabularData(name="toy", features=X, labels=(X[:, 0] > 0).astype(float), columns=("a", "b", "c"), source="t")
     algorithm = {"m": 20, "c": 2e-3, "svm_C": 10.0}
     privgene, privateerm = {"algorithm": algorithm, "folds": 3, "use_folds": None}, {"folds": 3, "use_folds": None}
-    frame = pc.paper_r_comparison_job(
-        data, "lr", 0, seed=1, epsilons=[0.5, 1.0], paper_training_rows=2000, privgene=privgene, privateerm=privateerm
-    )
-    main = pc.comparison_job(data, "lr", "PrivGene", 0, seed=1, epsilons=[0.5, 1.0], **privgene)
-    ours = frame[frame.method == "PrivGene"].reset_index(drop=True)
-    pd.testing.assert_frame_equal(ours[main.columns], main, check_dtype=False)  # same streams, same numbers
+    keys = dict(seed=1, epsilons=[0.5, 1.0], paper_training_rows=2000, privgene=privgene, privateerm=privateerm)
+    frame = pc.paper_r_comparison_job(data, "lr", 0, fm=privateerm, **keys)
+    for method in ("PrivGene", "FM"):
+        settings = privgene if method == "PrivGene" else privateerm
+        main = pc.comparison_job(data, "lr", method, 0, seed=1, epsilons=[0.5, 1.0], **settings)
+        ours = frame[frame.method == method].reset_index(drop=True)
+        pd.testing.assert_frame_equal(ours[main.columns], main, check_dtype=False)  # same streams, same numbers
     ablation = frame[frame.method == pc.PAPER_R_METHOD]
     assert sorted(set(zip(ablation.epsilon, ablation.r))) == [(0.5, 2), (1.0, 4)]  # round(2e-3 · 2000 · ε)
     summary = pc.paper_r_summary(frame)
     assert list(summary.r_paper) == [2, 4] and (summary.runs == 3).all()
+    wide = frame.pivot_table(index=["fold", "epsilon"], columns="method", values="error")
+    paired = (wide[pc.PAPER_R_METHOD] - wide["FM"]).groupby("epsilon").mean()
+    np.testing.assert_allclose(summary.paper_r_minus_fm, paired.to_numpy())
+    assert (summary.paper_r_minus_fm_ci_low < summary.paper_r_minus_fm_ci_high).all()
+    # SVM has no FM series: its FM columns are NaN, PrivateERM's are not.
+    svm = pc.paper_r_summary(pc.paper_r_comparison_job(data, "svm", 0, fm=privateerm, **keys))
+    assert svm.paper_r_minus_fm.isna().all() and svm.paper_r_minus_privateerm.notna().all()

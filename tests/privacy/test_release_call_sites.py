@@ -239,8 +239,9 @@ def run_privgene_job(job: str):
             paper_training_rows=2_000,
             privgene=settings,
             privateerm={"folds": FOLDS, "use_folds": USE_FOLDS},
+            fm={"folds": FOLDS, "use_folds": USE_FOLDS},
         )
-        return frame[frame.method != "PrivateERM"], [0.5] * 2 * len(USE_FOLDS)
+        return frame[~frame.method.isin(["PrivateERM", "FM"])], [0.5] * 2 * len(USE_FOLDS)
     if job == "kmeans":
         points = toy_data(400, 2, 19)
         points = TabularData(name="toy", features=points.features / 2, labels=None, columns=("a", "b"), source="test")

@@ -377,7 +377,7 @@ def privgene_comparison_settings(wildcards):
 
 
 def privgene_paper_r_settings(wildcards):
-    """The paper's-r ablation job: the PrivGene and PrivateERM jobs' keys, the ε subset, the paper's rows."""
+    """The paper's-r ablation job: the PrivGene, PrivateERM and FM jobs' keys, the ε subset, the paper's rows."""
     from dpreplication.replications.privgene_comparison import job_settings
 
     section = settings("privgene/comparison")
@@ -385,7 +385,7 @@ def privgene_paper_r_settings(wildcards):
         method.lower(): {key: value for key, value in job_settings(section, settings("privgene/algorithm"),
                                                                    settings("privgene/protocol"), method).items()
                          if key != "epsilons"}
-        for method in ("PrivGene", "PrivateERM")
+        for method in ("PrivGene", "PrivateERM", "FM")
     }
     return {**methods, "epsilons": section["paper_r"]["epsilons"], "tasks": ["lr", "svm"],
             "paper_training_rows": section["paper_r"]["paper_training_rows"][wildcards.pg_dataset]}

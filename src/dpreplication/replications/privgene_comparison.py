@@ -320,23 +320,26 @@ def paper_r_comparison_job(
     paper_training_rows: int,
     privgene: dict,
     privateerm: dict,
+    fm: dict,
 ) -> pd.DataFrame:
     """Figs 3–4 ablation at small ε: PrivGene with the number of selections the paper's larger dataset gives.
 
     ``r = max(1, round(c · n_paper · ε))``, ``c`` rescaled so that our training folds give that r,
-    beside PrivGene at our r and PrivateERM. Every (fold, ε) uses the stream of the main jobs
-    (:func:`job_streams`), so the first two rows reproduce the main jobs' values at these ε and the
-    pair differs only in r. Columns: those of :func:`comparison_job` plus ``paper_r``; the
-    ablation's ``method`` is :data:`PAPER_R_METHOD`.
+    beside PrivGene at our r, PrivateERM and (LR only) FM. Every (fold, ε) uses the stream of the
+    main jobs (:func:`job_streams`), so the baselines' rows reproduce the main jobs' values at these
+    ε and the pair differs only in r. Columns: those of :func:`comparison_job` plus ``paper_r``;
+    the ablation's ``method`` is :data:`PAPER_R_METHOD`.
 
     Parameters
     ----------
-    privgene, privateerm : dict
+    privgene, privateerm, fm : dict
         The :func:`job_settings` of those methods (without ``epsilons``).
     """
+    baselines = {"PrivGene": privgene, "PrivateERM": privateerm, "FM": fm}
     frames = [
-        comparison_job(data, task, "PrivGene", repetition, seed=seed, epsilons=epsilons, **privgene),
-        comparison_job(data, task, "PrivateERM", repetition, seed=seed, epsilons=epsilons, **privateerm),
+        comparison_job(data, task, method, repetition, seed=seed, epsilons=epsilons, **settings)
+        for method, settings in baselines.items()
+        if method in METHODS[task]
     ]
     n_train = training_size(len(data.features), privgene["folds"])
     algorithm = privgene["algorithm"]
@@ -350,11 +353,16 @@ def paper_r_comparison_job(
     return pd.concat(frames, ignore_index=True)
 
 
-def paper_r_summary(jobs: pd.DataFrame) -> pd.DataFrame:
-    """Per (dataset, task, ε): PrivGene's error at our r and at the paper's r, and PrivateERM's.
+PAPER_R_BASELINES = ("PrivateERM", "FM")
+"""The baselines the paper's-r PrivGene is paired with (FM in the LR series only)."""
 
-    With the paired difference (paper's r − PrivateERM) and its 95 % CI, over the same folds and
-    streams.
+
+def paper_r_summary(jobs: pd.DataFrame) -> pd.DataFrame:
+    """Per (dataset, task, ε): PrivGene's error at our r and at the paper's r, and each baseline's.
+
+    With the paired differences (paper's r − baseline, our r − baseline) and the 95 % CI of the
+    first, over the same folds and streams, for each of :data:`PAPER_R_BASELINES` the task runs
+    (NaN for FM under SVM).
     """
     keys = ["dataset", "task", "repetition", "fold", "epsilon"]
     wide = jobs.pivot_table(index=keys, columns="method", values="error").reset_index()
@@ -362,22 +370,31 @@ def paper_r_summary(jobs: pd.DataFrame) -> pd.DataFrame:
     r_paper = jobs[jobs.method == PAPER_R_METHOD].groupby(["dataset", "task", "epsilon"]).paper_r.first()
     rows = []
     for (dataset, task, epsilon), group in wide.groupby(["dataset", "task", "epsilon"]):
-        difference = mean_confidence_interval(group[PAPER_R_METHOD] - group["PrivateERM"])
-        rows.append(
-            {
-                "dataset": dataset,
-                "task": task,
-                "epsilon": epsilon,
-                "runs": len(group),
-                "r_ours": float(r_ours[(dataset, task, epsilon)]),
-                "r_paper": int(r_paper[(dataset, task, epsilon)]),
-                "privgene_error": float(group["PrivGene"].mean()),
-                "privgene_paper_r_error": float(group[PAPER_R_METHOD].mean()),
-                "privateerm_error": float(group["PrivateERM"].mean()),
-                "paper_r_minus_privateerm": difference["mean"],
-                "paper_r_minus_privateerm_ci_low": difference["ci_low"],
-                "paper_r_minus_privateerm_ci_high": difference["ci_high"],
-                "ours_minus_privateerm": float((group["PrivGene"] - group["PrivateERM"]).mean()),
+        row = {
+            "dataset": dataset,
+            "task": task,
+            "epsilon": epsilon,
+            "runs": len(group),
+            "r_ours": float(r_ours[(dataset, task, epsilon)]),
+            "r_paper": int(r_paper[(dataset, task, epsilon)]),
+            "privgene_error": float(group["PrivGene"].mean()),
+            "privgene_paper_r_error": float(group[PAPER_R_METHOD].mean()),
+        }
+        for baseline in PAPER_R_BASELINES:
+            name = baseline.lower()
+            if baseline not in group or group[baseline].isna().all():
+                row |= dict.fromkeys(
+                    [f"{name}_error", *(f"paper_r_minus_{name}{part}" for part in ("", "_ci_low", "_ci_high"))],
+                    np.nan,
+                ) | {f"ours_minus_{name}": np.nan}
+                continue
+            difference = mean_confidence_interval(group[PAPER_R_METHOD] - group[baseline])
+            row |= {
+                f"{name}_error": float(group[baseline].mean()),
+                f"paper_r_minus_{name}": difference["mean"],
+                f"paper_r_minus_{name}_ci_low": difference["ci_low"],
+                f"paper_r_minus_{name}_ci_high": difference["ci_high"],
+                f"ours_minus_{name}": float((group["PrivGene"] - group[baseline]).mean()),
             }
-        )
+        rows.append(row)
     return pd.DataFrame(rows)
