@@ -364,7 +364,7 @@ def aggregator_site(patch):
     )  # the same queries at every m (paired)
 
 
-def teacher_site(patch):
+def stubbed_teacher_votes(patch):
     """``teacher_votes`` with the training stubbed out: each teacher's "model" is the torch seed it
     was given, and its votes are drawn from that seed, so the votes show which seed each got."""
     learning = pytest.importorskip("dpreplication.learning.teachers", reason="needs the learning extra (torch)")
@@ -393,16 +393,45 @@ def teacher_site(patch):
         "datasets": {"mnist": {"epsilon_teacher": 1.0}, "fashion_mnist": {"epsilon_teacher": 1.0}},
     }
 
-    def run(dataset="mnist", kind="private", seed=1):
-        arrays, table = darrm_teachers.teacher_votes({}, dataset, kind, settings, seed)
+    def run(dataset="mnist", kind="private", seed=1, replicate=0):
+        arrays, table = darrm_teachers.teacher_votes({}, dataset, kind, settings, seed, replicate=replicate)
         return arrays["votes"]
 
+    return run
+
+
+def teacher_site(patch):
     return Site(
-        run,
+        stubbed_teacher_votes(patch),
         ("paper", "tag", "dataset", "kind", "teacher"),
         tagged("darrm", "teachers"),
         3,
         {"dataset": {"dataset": "fashion_mnist"}, "kind": {"kind": "nonprivate"}, "teacher": None, "seed": {"seed": 2}},
+    )
+
+
+def teacher_replicate_site(patch):
+    """Seed replicate 1 of the same teachers: its own streams, apart from replicate 0's and 2's."""
+    run = stubbed_teacher_votes(patch)
+    return Site(
+        with_defaults(run, replicate=1),
+        ("paper", "tag", "dataset", "kind", "teacher", "replicate tag", "replicate"),
+        tagged("darrm", "teachers"),
+        3,
+        {"replicate": {"replicate": 2}, "dataset": {"dataset": "fashion_mnist"}, "teacher": None, "seed": {"seed": 2}},
+    )
+
+
+def validation_site(patch):
+    """The ablation's validation part of the test pool: one stream per (seed, dataset)."""
+    from dpreplication.replications import darrm_teacher_ablation
+
+    return Site(
+        with_defaults(darrm_teacher_ablation.validation_mask, size=40, share=0.5, seed=1, dataset="mnist"),
+        ("paper", "tag", "dataset"),
+        tagged("darrm", "validation"),
+        1,
+        {"dataset": {"dataset": "fashion_mnist"}, "seed": {"seed": 2}},
     )
 
 
@@ -689,6 +718,8 @@ SITES = {
     "DaRRM query sets": query_site,
     "DaRRM aggregators": aggregator_site,
     "DaRRM teachers": teacher_site,
+    "DaRRM teacher replicates": teacher_replicate_site,
+    "DaRRM ablation validation part": validation_site,
     "DaRRM error estimates": ensemble_errors_site,
     "DaRRM verified Monte Carlo": darrm_monte_carlo_table_site,
     "DaRRM verified RR": darrm_rr_site,
@@ -741,6 +772,7 @@ def test_every_call_site_is_covered():
         "privgene_datasets",
         "darrm_prediction",
         "darrm_teachers",
+        "darrm_teacher_ablation",
         "darrm",
         "darrm_lemmas",
         "darrm_verified",
