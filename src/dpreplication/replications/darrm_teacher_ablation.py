@@ -277,7 +277,7 @@ def configuration_votes(files: dict, settings: dict, config: dict, seed: int, th
 
 
 def plan_fields(plan: TrainingPlan) -> dict:
-    """Return the plan as table columns (:data:`ABLATION_COLUMNS`)."""
+    """Return the plan as table columns (:data:`PLAN_COLUMNS`)."""
     resolved = asdict(plan)
     return {
         **{key: resolved[key] for key in ("config", "budget", "epochs", "steps", "epsilon", "delta", "accountant")},
@@ -303,7 +303,7 @@ def aggregator_expectations(private_votes, nonprivate_votes, truth, settings: di
     return {f"{method}_expected": float(values.mean()) for method, values in exact.items()}
 
 
-ABLATION_COLUMNS = [
+PLAN_COLUMNS = [
     "config",
     "budget",
     "epochs",
@@ -316,6 +316,10 @@ ABLATION_COLUMNS = [
     "accountant",
     "epsilon_stated_delta",
     "within_stated_budget",
+]
+"""The columns of :func:`plan_fields`, first in the table."""
+ABLATION_COLUMNS = [
+    *PLAN_COLUMNS,
     "teachers",
     "seeds",
     "validation_images",
@@ -341,8 +345,7 @@ ABLATION_COLUMNS = [
 
 def seed_sd(values) -> float:
     """Sample standard deviation over seeds; NaN for a single seed."""
-    values = np.asarray(values, dtype=float)
-    return float(values.std(ddof=1)) if values.size > 1 else np.nan
+    return mean_confidence_interval(values)["std"]
 
 
 def summary_row(config: dict, arrays: dict, rows: pd.DataFrame, mask: np.ndarray, cached: dict, settings: dict) -> dict:
@@ -357,7 +360,7 @@ def summary_row(config: dict, arrays: dict, rows: pd.DataFrame, mask: np.ndarray
     queries = (votes[..., ~mask] == labels[~mask]).mean(axis=-1)
     first = rows.iloc[0]
     row = {
-        **{column: first[column] for column in ABLATION_COLUMNS[:12]},
+        **{column: first[column] for column in PLAN_COLUMNS},
         "teachers": votes.shape[1],
         "seeds": votes.shape[0],
         "validation_images": int(mask.sum()),
