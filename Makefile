@@ -22,7 +22,7 @@ readme: $(VENV)/installed
 
 # Rewrite docs/figures.md: every published output -> its rule, upstream rules and mechanisms.
 figure-map: $(VENV)/installed
-	$(PYTHON) -m dpreplication.figure_map docs/figures.md
+	$(PYTHON) -m dpreplication.pipeline.figure_map docs/figures.md
 
 quick: $(VENV)/installed
 	$(SNAKEMAKE) --config profile=quick
@@ -44,7 +44,7 @@ mutants: $(VENV)/installed
 
 # Accept the current quick-profile outputs as the new drift references (review the diff!).
 references: quick
-	$(PYTHON) -m dpreplication.drift update results/quick/figures tests/references/quick
+	$(PYTHON) -m dpreplication.pipeline.drift update results/quick/figures tests/references/quick
 
 # Measure how far the quick profile moves under other instruction sets than the pinned x86-64-v3
 # (tests/references/quick/instruction_sets.csv): the trained tables' drift tolerances are read from it.
@@ -53,9 +53,9 @@ OTHER_INSTRUCTION_SETS ?= x86-64-v2 x86-64-v4 native
 instruction-sets: $(VENV)/installed
 	for isa in $(OTHER_INSTRUCTION_SETS); do \
 	  $(SNAKEMAKE) --forceall --config profile=quick instruction_set=$$isa variant=isa-$$isa || exit 1; done
-	$(PYTHON) -m dpreplication.drift measure tests/references/quick \
+	$(PYTHON) -m dpreplication.pipeline.drift measure tests/references/quick \
 	  $(foreach isa,$(OTHER_INSTRUCTION_SETS),$(isa)=results/isa-$(isa)/figures)
-	$(PYTHON) -m dpreplication.drift page tests/references/quick docs/reproducibility.md
+	$(PYTHON) -m dpreplication.pipeline.drift page tests/references/quick docs/reproducibility.md
 
 # The HTML report of the published outputs as they are: only the report's own rule may run.
 report: $(VENV)/installed
@@ -68,13 +68,13 @@ bench: $(VENV)/installed
 # Per-rule SLURM runtime and memory (profiles/slurm) from the benchmark records of `make replicate`,
 # scaled to the paper profile's job sizes, and every rule's cost (docs/costs.md).
 cluster-resources: $(VENV)/installed
-	$(PYTHON) -m dpreplication.cluster_resources benchmarks/records/default profiles/slurm/config.yaml --costs docs/costs.md
+	$(PYTHON) -m dpreplication.pipeline.cluster_resources benchmarks/records/default profiles/slurm/config.yaml --costs docs/costs.md
 
 # Re-pin after changing dependencies: freeze the venv, then mirror it into environment.yml.
 lock: $(VENV)/installed
 	{ sed -n '/^#/p' requirements.lock; $(VENV)/bin/pip freeze --exclude-editable | sed -E 's/^(torch==[0-9.]+)\+cpu$$/\1/'; } > requirements.lock.new
 	mv requirements.lock.new requirements.lock
-	$(PYTHON) -m dpreplication.environment
+	$(PYTHON) -m dpreplication.pipeline.environment
 
 $(VENV)/installed: requirements.lock pyproject.toml
 	python3 -m venv $(VENV)

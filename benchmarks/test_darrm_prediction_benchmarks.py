@@ -8,7 +8,7 @@ and one accuracy-table cell (10 draws × Q = 100 on an 11 × 2,000 vote matrix, 
 import numpy as np
 import pytest
 
-from dpreplication.replications import darrm_prediction as dp
+from dpreplication.replications.darrm import prediction as dp
 
 SETTINGS = {"datasets": {"mnist": {"epsilon_teacher": 0.0892}}, "teachers": 11, "Delta": 1e-4, "mean_probability": 0.75}
 

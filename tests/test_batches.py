@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from dpreplication.data.tabular import TabularData
-from dpreplication.replications import privgene
-from dpreplication.workflow import batch_labels, batch_repetitions, for_each_repetition
+from dpreplication.pipeline.jobs import batch_labels, batch_repetitions, for_each_repetition
+from dpreplication.replications.privgene import methods
 
 
 def test_batch_labels_cover_every_repetition_once_in_order():
@@ -58,7 +58,7 @@ def test_batch_size_changes_no_number(tmp_path):
     data = toy()
 
     def job(repetition):
-        return privgene.reference_job(data, "lr", "Majority", repetition, seed=7, epsilon=0.5, folds=3, use_folds=None)
+        return methods.reference_job(data, "lr", "Majority", repetition, seed=7, epsilon=0.5, folds=3, use_folds=None)
 
     whole = run_batches(tmp_path / "one_job", batch_labels(4, 4), job)
     halves = run_batches(tmp_path / "two_jobs", batch_labels(4, 2), job)
@@ -77,18 +77,18 @@ def test_a_batch_is_not_a_relabelled_repetition(tmp_path):
     right = run_batches(
         tmp_path / "right",
         labels,
-        lambda r: privgene.reference_job(data, "lr", "Majority", r, seed=7, epsilon=0.5, folds=3, use_folds=None),
+        lambda r: methods.reference_job(data, "lr", "Majority", r, seed=7, epsilon=0.5, folds=3, use_folds=None),
     )
     wrong = run_batches(
         tmp_path / "wrong",
         labels,
-        lambda r: privgene.reference_job(data, "lr", "Majority", 0, seed=7, epsilon=0.5, folds=3, use_folds=None),
+        lambda r: methods.reference_job(data, "lr", "Majority", 0, seed=7, epsilon=0.5, folds=3, use_folds=None),
     )
     assert not np.array_equal(right.error.to_numpy(), wrong.error.to_numpy())
 
 
 def majority(data, repetition, task, epsilon):
-    return privgene.reference_job(data, task, "Majority", repetition, seed=7, epsilon=epsilon, folds=3, use_folds=None)
+    return methods.reference_job(data, task, "Majority", repetition, seed=7, epsilon=epsilon, folds=3, use_folds=None)
 
 
 def test_batched_parameter_values_change_no_number(tmp_path):

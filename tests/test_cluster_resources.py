@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from dpreplication.cluster_resources import (
+from dpreplication.pipeline.cluster_resources import (
     PAPER_SAMPLE_SIZES,
     PAPER_UNMEASURED,
     benchmark_globs,
@@ -20,7 +20,7 @@ from dpreplication.cluster_resources import (
     rule_costs,
     rule_resources,
 )
-from dpreplication.workflow_config import profile_config
+from dpreplication.pipeline.config import profile_config
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = load_workflow(ROOT / "Snakefile")

@@ -1,7 +1,7 @@
-"""The package's static call graph (:mod:`dpreplication.code_graph`), on a small package: each kind
+"""The package's static call graph (:mod:`dpreplication.pipeline.code_graph`), on a small package: each kind
 of edge the figure map relies on is needed to reach a mechanism (negative controls)."""
 
-from dpreplication.code_graph import call_graph, import_closure, mechanisms_reached
+from dpreplication.pipeline.code_graph import PACKAGE, call_graph, import_closure, mechanisms_reached
 
 
 def test_call_graph_follows_values_exports_and_tables(tmp_path):
@@ -33,7 +33,7 @@ def test_import_closure_follows_lazy_exports_and_function_level_imports(tmp_path
     script = tmp_path / "script.py"
     script.write_text(
         "from dpreplication.mechanisms import permute_and_flip_pmf\n"
-        "def later():\n    from dpreplication.replications import darrm_verified\n"
+        "def later():\n    from dpreplication.replications.darrm import verified\n"
     )
-    reached = {"/".join(path.parts[-2:]) for path in import_closure(script)}
-    assert {"mechanisms/selection.py", "replications/darrm_verified.py", "replications/darrm_lemmas.py"} <= reached
+    reached = {path.relative_to(PACKAGE).as_posix() for path in import_closure(script)}
+    assert {"mechanisms/selection.py", "replications/darrm/verified.py", "replications/darrm/lemmas.py"} <= reached

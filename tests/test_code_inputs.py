@@ -1,7 +1,7 @@
 """Every rule's ``code`` inputs cover the package modules its script imports, directly or through
 other modules, so that editing any of them reruns the rule (``rerun-triggers: input``).
 
-The imports are read from the source by :func:`dpreplication.code_graph.import_closure` (module
+The imports are read from the source by :func:`dpreplication.pipeline.code_graph.import_closure` (module
 level and inside functions, which the scripts' lazy imports use), and a name imported from a
 subpackage is followed through its lazy-export table (``_EXPORTS`` in the subpackage's
 ``__init__``) to the module that defines it. One
@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from dpreplication.code_graph import import_closure
+from dpreplication.pipeline.code_graph import import_closure
+from dpreplication.pipeline.snakefile import load_workflow
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "src" / "dpreplication"
@@ -25,21 +26,12 @@ RULES = REPO / "workflow" / "rules"
 
 def scripted_rules():
     """(rule name, script path, code input paths) of every rule of the workflow that runs a script."""
-    from snakemake.api import SnakemakeApi
-    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
-
-    with SnakemakeApi(OutputSettings()) as api:
-        workflow = api.workflow(
-            resource_settings=ResourceSettings(cores=1),
-            config_settings=ConfigSettings(config={"profile": "quick"}),
-            snakefile=REPO / "Snakefile",
-            workdir=REPO,
-        )._workflow
-        return [
-            (rule.name, (RULES / rule.script).resolve(), {(REPO / f).resolve() for f in rule.input.get("code", [])})
-            for rule in workflow.rules
-            if rule.script
-        ]
+    workflow = load_workflow(REPO / "Snakefile", config={"profile": "quick"})
+    return [
+        (rule.name, (RULES / rule.script).resolve(), {(REPO / f).resolve() for f in rule.input.get("code", [])})
+        for rule in workflow.rules
+        if rule.script
+    ]
 
 
 RULE_TABLE = scripted_rules()

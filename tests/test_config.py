@@ -10,7 +10,7 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from dpreplication.workflow_config import (
+from dpreplication.pipeline.config import (
     BASE_CONFIG,
     PROFILES,
     load_yaml,
@@ -91,7 +91,7 @@ def test_the_order_keys_are_written_in_changes_nothing():
 
 def test_the_command_line_prints_a_profiles_whole_configuration():
     printed = subprocess.run(
-        [sys.executable, "-m", "dpreplication.workflow_config", "quick"], capture_output=True, text=True, cwd=REPO
+        [sys.executable, "-m", "dpreplication.pipeline.config", "quick"], capture_output=True, text=True, cwd=REPO
     )
     assert printed.returncode == 0, printed.stderr
     assert yaml.safe_load(printed.stdout) == profile_config("quick", REPO)

@@ -16,7 +16,7 @@ import pytest
 from dpreplication.data import DATASETS, DataIntegrityError, fetch, load_dpbench_histogram, resolve_mirror, verify
 from dpreplication.data.catalog import DataFile, Dataset
 from dpreplication.data.fetch import MIRROR_ENV, content_sha256
-from dpreplication.workflow_config import profile_config
+from dpreplication.pipeline.config import profile_config
 
 HEPTH = DATASETS["dpbench_1d"].file("HEPTH.n4096.npy")
 
@@ -104,7 +104,7 @@ def test_a_raw_file_corrupted_after_its_fetch_stops_the_loader(mirror, tmp_path)
 
 def test_privgene_datasets_verify_their_raw_files_as_they_read_them(tmp_path):
     from dpreplication.data.fetch import verified
-    from dpreplication.replications import privgene_datasets
+    from dpreplication.replications.privgene import datasets as privgene_datasets
 
     real = Path(os.environ.get(MIRROR_ENV, "")) / "lifesci"
     entry = DATASETS["lifesci"].files[0]
@@ -189,7 +189,7 @@ def test_a_failing_job_writes_its_exception_into_its_log(tmp_path):
     script = tmp_path / "job.py"
     script.write_text(
         "from types import SimpleNamespace\n"
-        "from dpreplication.workflow import start\n"
+        "from dpreplication.pipeline.jobs import start\n"
         f"job = SimpleNamespace(log=[{str(tmp_path / 'job.log')!r}], rule='toy', params={{}})\n"
         "start(job)\n"
         "raise RuntimeError('data file x is corrupt: expected SHA256 abc')\n"

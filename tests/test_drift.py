@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpreplication import drift
+from dpreplication.pipeline import drift
+from dpreplication.pipeline.config import JOB_ENVIRONMENT
 from dpreplication.plotting import new_figure, save_png
 from dpreplication.scorecard import STATUSES, read_scorecard
-from dpreplication.workflow_config import JOB_ENVIRONMENT
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCES = REPO / "tests" / "references" / "quick"

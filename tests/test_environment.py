@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from dpreplication.environment import installed_mismatches, read_environment_pins, read_lock
+from dpreplication.pipeline.environment import installed_mismatches, read_environment_pins, read_lock
 
 REPO = Path(__file__).resolve().parents[1]
 

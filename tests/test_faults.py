@@ -24,7 +24,7 @@ import yaml
 
 from dpreplication.data import DATASETS, DataIntegrityError, fetch, idx, loaders, tabular
 from dpreplication.data.fetch import MIRROR_ENV
-from dpreplication.workflow_config import (
+from dpreplication.pipeline.config import (
     BASE_CONFIG,
     PROFILES,
     cross_field_problems,

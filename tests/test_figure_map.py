@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from dpreplication import figure_map as fm
-from dpreplication.cluster_resources import load_workflow
+from dpreplication.pipeline import figure_map as fm
+from dpreplication.pipeline.snakefile import load_workflow
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEFILE = REPO / "Snakefile"
@@ -19,7 +19,7 @@ def rows():
 
 def test_committed_map_is_current(rows):
     assert (REPO / "docs" / "figures.md").read_text() == fm.render(rows), (
-        "docs/figures.md is stale: python -m dpreplication.figure_map docs/figures.md"
+        "docs/figures.md is stale: python -m dpreplication.pipeline.figure_map docs/figures.md"
     )
 
 

@@ -18,9 +18,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dpreplication import drift
-from dpreplication.scorecard import evaluate_claims, load_registry, read_scorecard
-from dpreplication.workflow_config import (
+from dpreplication.pipeline import drift
+from dpreplication.pipeline.config import (
     INSTRUCTION_SETS,
     JOB_ENVIRONMENT,
     THREADS,
@@ -29,6 +28,7 @@ from dpreplication.workflow_config import (
     instruction_set_problem,
     job_environment,
 )
+from dpreplication.scorecard import evaluate_claims, load_registry, read_scorecard
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCES = REPO / "tests" / "references" / "quick"

@@ -162,7 +162,7 @@ def test_bad_arguments_raise_a_value_error_naming_the_argument(call, message):
 
 def test_environment_module_has_a_help():
     result = subprocess.run(
-        [sys.executable, "-m", "dpreplication.environment", "--help"], capture_output=True, text=True
+        [sys.executable, "-m", "dpreplication.pipeline.environment", "--help"], capture_output=True, text=True
     )
     assert result.returncode == 0 and "requirements.lock" in result.stdout
 

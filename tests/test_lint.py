@@ -1,4 +1,5 @@
-"""Ruff's linter and formatter are clean on the package, the workflow scripts, tests and benchmarks."""
+"""Ruff's linter and formatter are clean on the package, the workflow scripts, tests and benchmarks;
+Snakemake's linter on the workflow."""
 
 import subprocess
 import sys
@@ -16,3 +17,16 @@ PATHS = ["src", "tests", "workflow", "benchmarks"]
 def test_ruff_is_clean(command):
     result = subprocess.run([str(RUFF), *command, *PATHS], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+
+
+def test_snakemake_lint_is_clean():
+    """``snakemake --lint``: rule files hold rules, helper functions live in common.smk, and every rule
+    has its log and conda directives."""
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--lint", "--config", "profile=quick"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0 and "Lints for" not in result.stdout + result.stderr, result.stdout[-4000:]

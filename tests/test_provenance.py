@@ -3,7 +3,7 @@
 import json
 import subprocess
 
-from dpreplication.provenance import git_state, package_calls, source_tree_hash, write_sidecar
+from dpreplication.pipeline.provenance import git_state, package_calls, source_tree_hash, write_sidecar
 
 
 def make_checkout(root):
@@ -52,17 +52,17 @@ def test_sidecar_names_the_rule_script_and_package_functions(tmp_path):
     script = tmp_path / "figure.py"
     script.write_text(
         "import pandas as pd\n"
-        "from dpreplication.replications import darrm\n"
-        "from dpreplication.workflow import publish, start\n"
+        "from dpreplication.replications.darrm import analytic\n"
+        "from dpreplication.pipeline.jobs import publish, start\n"
         "start(snakemake)\n"
-        "data = darrm.gamma_shapes(**snakemake.params.settings)\n"
+        "data = analytic.gamma_shapes(**snakemake.params.settings)\n"
         "pd.concat([data])\n"
-        "publish(snakemake, data, darrm.gamma_shapes)\n"
+        "publish(snakemake, data, analytic.gamma_shapes)\n"
     )
     assert package_calls(script) == [
-        "dpreplication.workflow.start",
-        "dpreplication.replications.darrm.gamma_shapes",
-        "dpreplication.workflow.publish",
+        "dpreplication.pipeline.jobs.start",
+        "dpreplication.replications.darrm.analytic.gamma_shapes",
+        "dpreplication.pipeline.jobs.publish",
     ]
     sidecar = write_sidecar(
         tmp_path / "out.json", settings={}, seed=None, profile="quick", outputs=[], rule="darrm_f2", script=script

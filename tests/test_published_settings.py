@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dpreplication.cluster_resources import load_workflow
+from dpreplication.pipeline.snakefile import load_workflow
 
 REPO = Path(__file__).resolve().parents[1]
 

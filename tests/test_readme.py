@@ -47,7 +47,7 @@ def dry_run(command: str) -> list[str]:
     if words[0] == ".venv/bin/snakemake":
         extra = [PAPER_PROFILE_TARGET] if "profile=paper" in words else []
         return [SNAKEMAKE, *words[1:], *(["-n"] if "--list-rules" not in words else []), *extra]
-    if words[:3] == [".venv/bin/python", "-m", "dpreplication.workflow_config"]:
+    if words[:3] == [".venv/bin/python", "-m", "dpreplication.pipeline.config"]:
         return [sys.executable, *words[1:]]  # prints a configuration: quick, run as written
     raise AssertionError(f"README command {command!r} is not make, snakemake or a known module: add how to check it")
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from dpreplication.cluster_resources import load_workflow
+from dpreplication.pipeline.snakefile import load_workflow
 from dpreplication.scorecard import evaluate_claims, load_registry
 from dpreplication.scorecard.claims import selected_row
 

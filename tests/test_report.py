@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from dpreplication.pipeline.report import ReportItem, build_report, caption_html, frame_html
 from dpreplication.plotting import new_figure, save_png
-from dpreplication.reporting import ReportItem, build_report, caption_html, frame_html
 
 VOID = {"meta", "img", "br", "hr", "input", "link"}
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from dpreplication.cluster_resources import load_workflow
+from dpreplication.pipeline.snakefile import load_workflow
 
 REPO = Path(__file__).resolve().parents[1]
 RULES = REPO / "workflow" / "rules"
@@ -82,10 +82,10 @@ def test_the_reader_finds_the_settings_calls():
     functions = {function for _, function, _ in CHECKED}
     assert len(CHECKED) >= 35, len(CHECKED)
     assert {
-        "dpreplication.replications.truncated_laplace.figure1_density",
-        "dpreplication.replications.darrm.ensemble_errors",
-        "dpreplication.replications.permute_and_flip.worst_case",
-        "dpreplication.replications.truncated_laplace.figure3_power_ratio",
+        "dpreplication.replications.truncated_laplace.figures.figure1_density",
+        "dpreplication.replications.darrm.analytic.ensemble_errors",
+        "dpreplication.replications.permute_and_flip.exact.worst_case",
+        "dpreplication.replications.truncated_laplace.figures.figure3_power_ratio",
     } <= functions
 
 
@@ -102,15 +102,15 @@ def test_a_default_in_a_signature_is_caught(tmp_path):
     """Negative control: a settings call on a function with a default is found and flagged."""
     script = tmp_path / "script.py"
     script.write_text(
-        "from dpreplication.replications import truncated_laplace as tl\n"
+        "from dpreplication.replications.truncated_laplace import figures as tl\n"
         "settings = snakemake.params.settings\n"
         "tl.ratio_facts(**settings)\n"
         "FIGURES = {'a': tl.figure2_amplitude_ratio}\n"
         "FIGURES['a'](**snakemake.params.settings)\n"
     )
     assert sorted(settings_calls(script)) == [
-        "dpreplication.replications.truncated_laplace.figure2_amplitude_ratio",
-        "dpreplication.replications.truncated_laplace.ratio_facts",
+        "dpreplication.replications.truncated_laplace.figures.figure2_amplitude_ratio",
+        "dpreplication.replications.truncated_laplace.figures.ratio_facts",
     ]
 
     def with_a_default(epsilon, delta=0.1):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from dpreplication.workflow_config import merge_config, typed_overrides, typed_value, variant_name
+from dpreplication.pipeline.config import merge_config, typed_overrides, typed_value, variant_name
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
@@ -97,7 +97,7 @@ def test_inconsistent_configuration_stops_before_any_job_naming_the_key(override
 
 
 def test_the_workflow_refuses_a_package_from_elsewhere(tmp_path):
-    from dpreplication.workflow_config import check_package_location
+    from dpreplication.pipeline.config import check_package_location
 
     assert check_package_location(REPO / "src" / "dpreplication" / "__init__.py", REPO) == ""
     message = check_package_location(tmp_path / "dpreplication" / "__init__.py", REPO)
@@ -113,8 +113,8 @@ def _published_figure(tmp_path, epsilon, variant):
 
     import pandas as pd
 
+    from dpreplication.pipeline.jobs import publish
     from dpreplication.plotting import new_figure
-    from dpreplication.workflow import publish
 
     figure, axes = new_figure()
     axes[0][0].plot([0, 1], [0, epsilon])

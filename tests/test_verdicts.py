@@ -271,7 +271,7 @@ def test_every_reference_interval_contains_its_value():
 
 
 def test_summary_intervals_follow_interval_arithmetic():
-    from dpreplication.replications.privgene_comparison_figures import pair_summary
+    from dpreplication.replications.privgene.comparison_figures import pair_summary
 
     pairs = pd.DataFrame(
         {

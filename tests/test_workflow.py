@@ -1,4 +1,4 @@
-"""Job glue (dpreplication.workflow): an intermediate edited after its job wrote it stops the job
+"""Job glue (dpreplication.pipeline.jobs): an intermediate edited after its job wrote it stops the job
 that reads it, naming the file and both checksums."""
 
 import json
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from dpreplication.workflow import IntermediateChanged, is_intermediate, record_checksums, verify_inputs
+from dpreplication.pipeline.jobs import IntermediateChanged, is_intermediate, record_checksums, verify_inputs
 
 
 def test_only_intermediates_get_a_checksum_record(tmp_path):
@@ -33,7 +33,7 @@ def test_an_edited_intermediate_stops_the_job_that_reads_it(tmp_path):
 
 
 def test_an_edited_published_table_is_caught_through_its_sidecar(tmp_path):
-    from dpreplication.provenance import write_sidecar
+    from dpreplication.pipeline.provenance import write_sidecar
 
     table = tmp_path / "fig.csv"
     table.write_text("x\n1\n")
@@ -53,7 +53,7 @@ def test_a_job_records_its_intermediates_only_when_it_succeeds(tmp_path, fails):
     script.write_text(
         "from pathlib import Path\n"
         "from types import SimpleNamespace\n"
-        "from dpreplication.workflow import start\n"
+        "from dpreplication.pipeline.jobs import start\n"
         f"job = SimpleNamespace(log=[], rule='toy', params={{}}, input=[], output=[{str(table)!r}])\n"
         "start(job)\n"
         f"Path({str(table)!r}).write_text('x\\n1\\n')\n" + ("raise RuntimeError('no')\n" if fails else "")

@@ -16,7 +16,7 @@ from scipy import integrate, optimize, stats
 from dpreplication import oracles
 from dpreplication.mechanisms import additive as add
 from dpreplication.mechanisms.additive import laplace_mechanism
-from dpreplication.workflow_config import profile_config
+from dpreplication.pipeline.config import profile_config
 
 CONFIG = profile_config("default", Path(__file__).resolve().parents[2])["truncated_laplace"]
 

@@ -17,7 +17,7 @@ from dpreplication.mechanisms import selection as sel
 from dpreplication.mechanisms.quality import median_scores, mode_scores
 from dpreplication.mechanisms.selection import _flip_integral, flip_probabilities
 from dpreplication.numerics import gauss_legendre_unit
-from dpreplication.replications.permute_and_flip import score_vector
+from dpreplication.replications.permute_and_flip.exact import score_vector
 from dpreplication.statistics import counts, goodness_of_fit, total_variation
 
 Q5 = score_vector("Q5")

@@ -11,7 +11,7 @@ import pytest
 
 from dpreplication.mechanisms import selection as sel
 from dpreplication.mechanisms import selection_sampling as sampling
-from dpreplication.replications.permute_and_flip import score_vector
+from dpreplication.replications.permute_and_flip.exact import score_vector
 from dpreplication.statistics import counts, goodness_of_fit, homogeneity, total_variation, tv_null_quantiles
 
 Q5 = score_vector("Q5")

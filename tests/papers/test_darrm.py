@@ -17,10 +17,10 @@ from dpreplication.accounting import privacy_verifier as V
 from dpreplication.mechanisms import majority as M
 from dpreplication.mechanisms import majority_utility as MU
 from dpreplication.optimisation import gamma_lp as LP
-from dpreplication.replications import darrm as R
-from dpreplication.replications import darrm_verified
+from dpreplication.pipeline.config import profile_config
+from dpreplication.replications.darrm import analytic as R
+from dpreplication.replications.darrm import verified as darrm_verified
 from dpreplication.scorecard import evaluate_claims, load_registry
-from dpreplication.workflow_config import profile_config
 
 CONFIG = profile_config("default", Path(__file__).resolve().parents[2])["darrm"]
 REGISTRY = Path(__file__).resolve().parents[2] / "workflow" / "claims" / "darrm.yaml"

@@ -26,10 +26,11 @@ from dpreplication.data.idx import IDXFormatError, load_image_classification, re
 from dpreplication.mechanisms import gnmax, majority_utility
 from dpreplication.mechanisms import majority as mj
 from dpreplication.mechanisms.additive import gaussian_privacy_profile
-from dpreplication.replications import darrm_prediction as dp
-from dpreplication.replications import darrm_teacher_quality, darrm_teachers
+from dpreplication.pipeline.config import profile_config
+from dpreplication.replications.darrm import prediction as dp
+from dpreplication.replications.darrm import teacher_quality
+from dpreplication.replications.darrm import teachers as darrm_teachers
 from dpreplication.scorecard import Claim, evaluate_claims
-from dpreplication.workflow_config import profile_config
 
 fetch_module = importlib.import_module("dpreplication.data.fetch")  # the package re-exports a function `fetch`
 REPO = Path(__file__).resolve().parents[2]
@@ -451,7 +452,7 @@ def test_missing_dataset_gives_needs_download_rows_and_claims(tmp_path):
     votes, per_teacher = dp.read_votes({}), dp.read_teachers({})
     settings = {**SETTINGS, "datasets": {"mnist": SETTINGS["datasets"]["mnist"]}, "ms": [3], "queries": [100]}
     accuracy = dp.accuracy_table(votes, statuses, settings, seed=1, solver=SOLVER)
-    teachers = darrm_teacher_quality.teachers_table(per_teacher, statuses, settings)
+    teachers = teacher_quality.teachers_table(per_teacher, statuses, settings)
     for table in (accuracy, teachers):
         assert table.data_status.str.startswith("needs download: mnist is not available").all()
     assert accuracy.opt_mean.isna().all() and accuracy.gnmax_sigma.notna().all()
@@ -551,9 +552,7 @@ def test_teacher_diagnostics_count_votes_and_collapse():
     }
     settings = {"classes": [5, 8], "datasets": {"toy": {}, "gone": {}}}
     statuses = {"toy": {"available": True}, "gone": {"available": False, "missing": {"f": "not in the mirror"}}}
-    table = darrm_teacher_quality.teacher_diagnostics(votes, statuses, settings).set_index(
-        ["dataset", "kind", "teacher"]
-    )
+    table = teacher_quality.teacher_diagnostics(votes, statuses, settings).set_index(["dataset", "kind", "teacher"])
     collapsed = table.loc[("toy", "private", "0")]
     assert collapsed.accuracy == 0.5 and collapsed.rate_positive_class == 1.0 and collapsed.collapsed
     assert (collapsed.true_positive, collapsed.false_positive, collapsed.true_negative, collapsed.false_negative) == (

@@ -14,9 +14,9 @@ from dpreplication.accounting import rdp
 from dpreplication.data import DATASETS
 from dpreplication.data.catalog import DataFile, Dataset
 from dpreplication.data.fetch import content_sha256
-from dpreplication.replications import darrm_teacher_ablation as ablation
-from dpreplication.replications import darrm_teachers
-from dpreplication.workflow_config import profile_config
+from dpreplication.pipeline.config import profile_config
+from dpreplication.replications.darrm import teacher_ablation as ablation
+from dpreplication.replications.darrm import teachers as darrm_teachers
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = profile_config("default", REPO)["darrm"]

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from dpreplication.accounting.privacy_verifier import verify_privacy
-from dpreplication.cluster_resources import load_workflow
-from dpreplication.replications import darrm, darrm_verified
-from dpreplication.workflow_config import profile_config
+from dpreplication.pipeline.config import profile_config
+from dpreplication.pipeline.snakefile import load_workflow
+from dpreplication.replications.darrm import analytic, verified
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCES = REPO / "tests" / "references" / "quick" / "darrm"
@@ -18,10 +18,10 @@ SHAPE_TABLES = ("f2_gamma_shapes", "f5_gamma_shapes", "f7_gamma_shapes", "f9_pri
 
 # config section -> the replication function its rule's script passes it to
 FUNCTIONS = {
-    **dict.fromkeys(SHAPE_TABLES, darrm.gamma_shapes),
-    **dict.fromkeys(("f3_errors", "f6_errors", "f8_errors", "f9_prior_errors"), darrm.ensemble_errors),
-    "f4_feasible_region": darrm.figure4_feasible_region,
-    "verified_numbers": darrm_verified.verified_numbers,
+    **dict.fromkeys(SHAPE_TABLES, analytic.gamma_shapes),
+    **dict.fromkeys(("f3_errors", "f6_errors", "f8_errors", "f9_prior_errors"), analytic.ensemble_errors),
+    "f4_feasible_region": analytic.figure4_feasible_region,
+    "verified_numbers": verified.verified_numbers,
 }
 RULE_PARAMS = {rule.name: dict(rule.params.items()) for rule in load_workflow(REPO / "Snakefile").rules}
 

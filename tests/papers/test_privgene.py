@@ -24,8 +24,8 @@ from dpreplication.learning.genetic import (
 )
 from dpreplication.learning.protocol import cross_validate, fold_indices, mean_confidence_interval, summarise
 from dpreplication.mechanisms import enhanced_exponential as eem
-from dpreplication.replications import privgene as pg
-from dpreplication.replications import privgene_verified
+from dpreplication.replications.privgene import methods as pg
+from dpreplication.replications.privgene import verified
 
 
 def rng(*keys):
@@ -121,23 +121,19 @@ def test_trace_has_delta2_below_delta1_after_the_first_iteration():
 @pytest.mark.parametrize("task", ["lr", "svm"])
 @pytest.mark.parametrize("regime, binding", [("random", "delta1"), ("mutation", "delta2")])
 def test_eem_is_epsilon_dp_exactly(task, regime, binding, selector):
-    audit = privgene_verified.exact_privacy_audit(task, regime, selector, rng("audit", task, regime), epsilon=1.0)
+    audit = verified.exact_privacy_audit(task, regime, selector, rng("audit", task, regime), epsilon=1.0)
     assert audit["binding"] == binding
     assert audit["neighbours"] == 30 * (8 + 200)
     assert audit["max_privacy_loss"] <= 1.0 + 1e-9
-    control = privgene_verified.exact_privacy_audit(
-        task, regime, selector, rng("audit", task, regime), dampening_scale=0.25
-    )
+    control = verified.exact_privacy_audit(task, regime, selector, rng("audit", task, regime), dampening_scale=0.25)
     assert control["max_privacy_loss"] > 1.0, "negative control: Δ/4 must break ε-DP somewhere"
 
 
 @pytest.mark.parametrize("selector", ["exponential_mechanism", "rnm_exp"])
 def test_uncorrected_svm_factor_fails_the_exact_check(selector):
     """The paper's prose says Δ2 = 2C·s for the SVM; Eq. 16 gives 4Cs. Halving Δ2 is not ε-DP."""
-    right = privgene_verified.exact_privacy_audit("svm", "mutation", selector, rng("prose", selector))
-    wrong = privgene_verified.exact_privacy_audit(
-        "svm", "mutation", selector, rng("prose", selector), delta2_factor=0.5
-    )
+    right = verified.exact_privacy_audit("svm", "mutation", selector, rng("prose", selector))
+    wrong = verified.exact_privacy_audit("svm", "mutation", selector, rng("prose", selector), delta2_factor=0.5)
     assert right["max_privacy_loss"] <= 1.0 + 1e-9 < wrong["max_privacy_loss"]
 
 

@@ -1,5 +1,5 @@
 """PrivGene gap experiments: the reachable set, its relaxation's solver, and the pairing of the
-schedule and GUPT ablations with the main jobs (replications/privgene_ablations.py and privgene_gupt_variants.py)."""
+schedule and GUPT ablations with the main jobs (replications/privgene/ablations.py and privgene_gupt_variants.py)."""
 
 import cvxpy as cp
 import numpy as np
@@ -9,9 +9,9 @@ from dpreplication.data.tabular import TabularData
 from dpreplication.learning import PrivGeneSettings, privgene
 from dpreplication.learning.fitness import LogisticFitness
 from dpreplication.learning.reachable import fit_in_reachable_set, reach_radius
-from dpreplication.replications import privgene_ablations as ab
-from dpreplication.replications import privgene_gupt_variants
-from dpreplication.replications.privgene_comparison import comparison_job, kmeans_job
+from dpreplication.replications.privgene import ablations as ab
+from dpreplication.replications.privgene import gupt_variants
+from dpreplication.replications.privgene.comparison import comparison_job, kmeans_job
 
 ALGORITHM = {
     "m": 200,
@@ -122,14 +122,14 @@ def test_gupt_spec_variant_reproduces_fig5_and_clamping_stays_in_the_box():
         "clamped": {"eps_fraction": 1, "clamp_output": True, "range": "given"},
         "estimated": {"eps_fraction": 1 / 2, "clamp_output": False, "range": "estimated"},
     }
-    jobs = privgene_gupt_variants.gupt_variants_job(
+    jobs = gupt_variants.gupt_variants_job(
         data, 3, seed=5, runs=2, epsilon=0.1, variants=variants, algorithm=ALGORITHM, restarts=2, max_iter=50
     )
     for run in range(2):
         main = kmeans_job(data, 3, "GUPT", run, seed=5, epsilons=[0.1], restarts=2, max_iter=50)
         ours = jobs[(jobs.run == run) & (jobs.method == "GUPT spec")].variance.iloc[0]
         assert ours == main.variance.iloc[0]
-    summary = privgene_gupt_variants.gupt_variants_summary(jobs, variants).set_index("variant")
+    summary = gupt_variants.gupt_variants_summary(jobs, variants).set_index("variant")
     assert (
         summary.loc["clamped", "gupt_variance"]
         < summary.loc["spec", "gupt_variance"]
@@ -138,7 +138,7 @@ def test_gupt_spec_variant_reproduces_fig5_and_clamping_stays_in_the_box():
     assert summary.loc["clamped", "gupt_variance"] <= 2 * 2 * 2  # every point within the box of every centre
     # GUPT's own range (GUPT-loose) adds its percentile draws on a stream of its own: the other
     # variants' Laplace draws, hence their values, are those of a run without it
-    without = privgene_gupt_variants.gupt_variants_job(
+    without = gupt_variants.gupt_variants_job(
         data,
         3,
         seed=5,

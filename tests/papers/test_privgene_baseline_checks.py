@@ -12,8 +12,8 @@ import pytest
 from dpreplication.data.tabular import TabularData
 from dpreplication.learning import models
 from dpreplication.learning import objective_perturbation as erm
-from dpreplication.replications import privgene_baseline_checks as checks
-from dpreplication.replications.privgene import reference_job
+from dpreplication.replications.privgene import baseline_checks as checks
+from dpreplication.replications.privgene.methods import reference_job
 from dpreplication.scorecard import evaluate_claims, load_registry
 
 REPO = Path(__file__).resolve().parents[2]

@@ -10,12 +10,12 @@ import pytest
 
 from dpreplication.data.tabular import TabularData
 from dpreplication.learning import models, objective_perturbation
+from dpreplication.pipeline.config import profile_config
 from dpreplication.plotting import curves
-from dpreplication.replications import privgene as pg
-from dpreplication.replications import privgene_comparison as pc
-from dpreplication.replications import privgene_comparison_figures as pcf
-from dpreplication.replications import privgene_datasets
-from dpreplication.workflow_config import profile_config
+from dpreplication.replications.privgene import comparison as pc
+from dpreplication.replications.privgene import comparison_figures as pcf
+from dpreplication.replications.privgene import datasets as privgene_datasets
+from dpreplication.replications.privgene import methods as pg
 
 REPO = Path(__file__).resolve().parents[2]
 SEED = 7

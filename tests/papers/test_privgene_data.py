@@ -15,8 +15,8 @@ from dpreplication import seeding
 from dpreplication.data import DATASETS, DataIntegrityError, fetch, tabular
 from dpreplication.data.catalog import DataFile, Dataset
 from dpreplication.data.fetch import MIRROR_ENV
-from dpreplication.replications import privgene_datasets
-from dpreplication.workflow_config import profile_config
+from dpreplication.pipeline.config import profile_config
+from dpreplication.replications.privgene import datasets as privgene_datasets
 
 MIRROR = Path(os.environ.get(MIRROR_ENV, "")) if os.environ.get(MIRROR_ENV) else None
 

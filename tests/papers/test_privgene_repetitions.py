@@ -3,8 +3,8 @@
 import numpy as np
 import pandas as pd
 
-from dpreplication.replications import privgene_comparison_figures as pgc
-from dpreplication.replications.privgene_repetitions import open_cells, plan
+from dpreplication.pipeline.repetitions import open_cells, plan
+from dpreplication.replications.privgene import comparison_figures as pgc
 from dpreplication.scorecard import Claim, evaluate_claims
 
 UNIT = {"PrivGene": 1.0, "FM": 1.0, "GUPT": 1.0, "PrivateERM": 1.0, "NoPrivacy": 1.0}

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 from dpreplication.learning.genetic import PrivGeneSettings
+from dpreplication.pipeline.config import profile_config
 from dpreplication.plotting import curves
-from dpreplication.replications import privgene as pg
-from dpreplication.replications import privgene_figures as pgf
-from dpreplication.workflow_config import profile_config
+from dpreplication.replications.privgene import figures as pgf
+from dpreplication.replications.privgene import methods as pg
 
 REPO = Path(__file__).resolve().parents[2]
 

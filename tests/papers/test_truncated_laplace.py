@@ -21,10 +21,10 @@ from dpreplication.mechanisms import bounds
 from dpreplication.mechanisms import noise_comparison as nc
 from dpreplication.mechanisms import truncated_laplace as tl_mechanism
 from dpreplication.optimisation.noise_lp import optimal_noise_lower_bound, richardson_extrapolation
-from dpreplication.replications import truncated_laplace as tl
-from dpreplication.replications import truncated_laplace_audits as tla
-from dpreplication.replications import truncated_laplace_bounds as tlb
-from dpreplication.workflow_config import profile_config
+from dpreplication.pipeline.config import profile_config
+from dpreplication.replications.truncated_laplace import audits as tla
+from dpreplication.replications.truncated_laplace import bounds as tlb
+from dpreplication.replications.truncated_laplace import figures as tl
 
 CONFIG = profile_config("default", Path(__file__).resolve().parents[2])["truncated_laplace"]
 

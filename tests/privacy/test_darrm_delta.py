@@ -19,7 +19,7 @@ from scipy import optimize, spatial
 from dpreplication.accounting import privacy_verifier
 from dpreplication.mechanisms import feasible_region, majority
 from dpreplication.optimisation import gamma_lp
-from dpreplication.replications import darrm
+from dpreplication.replications.darrm import analytic
 
 K, M, EPSILON = 11, 3, 0.1
 
@@ -93,7 +93,7 @@ def test_gamma_const_reference_values_where_delta_matters(Delta, composition):
     np.testing.assert_allclose(
         majority.gamma_constant(K, M, EPSILON, Delta, composition=composition), expected, rtol=1e-12
     )
-    shapes = darrm.gamma_shapes(
+    shapes = analytic.gamma_shapes(
         figure="F",
         K=K,
         ms=[M],

@@ -25,7 +25,7 @@ from release_audit import P_FLOOR, fails  # noqa: E402
 
 from dpreplication.accounting import rdp  # noqa: E402
 from dpreplication.learning import teachers  # noqa: E402
-from dpreplication.replications import darrm_teachers  # noqa: E402
+from dpreplication.replications.darrm import teachers as darrm_teachers  # noqa: E402
 
 SHARD, BATCH, STEPS, SIGMA, CLIP, DELTA = 96, 16, 7, 1.3, 0.7, 1e-5
 

@@ -34,10 +34,10 @@ from dpreplication.data.tabular import TabularData
 from dpreplication.mechanisms import gnmax
 from dpreplication.mechanisms import majority as mj
 from dpreplication.mechanisms import truncated_laplace as tl_mechanism
-from dpreplication.replications import darrm_prediction as dp
-from dpreplication.replications import privgene as pg
-from dpreplication.replications import privgene_comparison as pc
-from dpreplication.replications import truncated_laplace_audits as tl
+from dpreplication.replications.darrm import prediction as dp
+from dpreplication.replications.privgene import comparison as pc
+from dpreplication.replications.privgene import methods as pg
+from dpreplication.replications.truncated_laplace import audits as tl
 
 GRID = [0.1, 0.5, 2.0]
 FOLDS, USE_FOLDS = 3, [0, 2]

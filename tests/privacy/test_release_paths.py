@@ -230,7 +230,7 @@ PRIVGENE_CASES = {
 
 
 def privgene_fitness(task: str):
-    from dpreplication.replications.privgene import make_fitness
+    from dpreplication.replications.privgene.methods import make_fitness
 
     X, y = unit_rows(1_500, 3, 6)
     return make_fitness(task, X / 2, y, k=2) if task == "kmeans" else make_fitness(task, X, y)

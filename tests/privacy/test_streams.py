@@ -35,20 +35,16 @@ from dpreplication import seeding
 from dpreplication.data.tabular import TabularData
 from dpreplication.learning import protocol
 from dpreplication.mechanisms import selection
-from dpreplication.replications import (
-    darrm,
-    darrm_lemmas,
-    darrm_prediction,
-    darrm_verified,
-    permute_and_flip,
-    permute_and_flip_sampling,
-    privgene,
-    privgene_datasets,
-    privgene_verified,
-)
-from dpreplication.replications import privgene_baseline_checks as pbc
-from dpreplication.replications import privgene_comparison as pc
-from dpreplication.workflow_config import profile_config
+from dpreplication.pipeline.config import profile_config
+from dpreplication.replications.darrm import analytic, lemmas, prediction
+from dpreplication.replications.darrm import verified as darrm_verified
+from dpreplication.replications.permute_and_flip import exact as permute_and_flip
+from dpreplication.replications.permute_and_flip import sampling
+from dpreplication.replications.privgene import baseline_checks as pbc
+from dpreplication.replications.privgene import comparison as pc
+from dpreplication.replications.privgene import datasets as privgene_datasets
+from dpreplication.replications.privgene import methods as privgene
+from dpreplication.replications.privgene import verified as privgene_verified
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "workflow" / "scripts"
 ALGORITHM = {
@@ -258,7 +254,7 @@ def comparison_site(patch):
 
 def baseline_checks_site(patch):
     """The PrivateERM baseline checks: per fold, one stream per (method, Λ, ε) of
-    :func:`~dpreplication.replications.privgene_baseline_checks.job_points`. The diffprivlib rows
+    :func:`~dpreplication.replications.privgene.baseline_checks.job_points`. The diffprivlib rows
     draw their stream (and the library's seed from it) before the library is imported, so the site
     is checked whether or not the ``oracles`` extra is installed (absent: its rows say so)."""
     run = with_defaults(
@@ -329,7 +325,7 @@ def darrm_votes():
 def darrm_prediction_run():
     private, nonprivate, truth = darrm_votes()
     return with_defaults(
-        lambda **keys: darrm_prediction.simulate_queries(private, nonprivate, truth, [5, 8], **keys),
+        lambda **keys: prediction.simulate_queries(private, nonprivate, truth, [5, 8], **keys),
         m=3,
         queries=20,
         draws=4,
@@ -368,7 +364,7 @@ def stubbed_teacher_votes(patch):
     """``teacher_votes`` with the training stubbed out: each teacher's "model" is the torch seed it
     was given, and its votes are drawn from that seed, so the votes show which seed each got."""
     learning = pytest.importorskip("dpreplication.learning.teachers", reason="needs the learning extra (torch)")
-    from dpreplication.replications import darrm_teachers
+    from dpreplication.replications.darrm import teachers as darrm_teachers
 
     images = np.arange(40, dtype=float)[:, None]
 
@@ -424,10 +420,10 @@ def teacher_replicate_site(patch):
 
 def validation_site(patch):
     """The ablation's validation part of the test pool: one stream per (seed, dataset)."""
-    from dpreplication.replications import darrm_teacher_ablation
+    from dpreplication.replications.darrm import teacher_ablation
 
     return Site(
-        with_defaults(darrm_teacher_ablation.validation_mask, size=40, share=0.5, seed=1, dataset="mnist"),
+        with_defaults(teacher_ablation.validation_mask, size=40, share=0.5, seed=1, dataset="mnist"),
         ("paper", "tag", "dataset"),
         tagged("darrm", "validation"),
         1,
@@ -441,7 +437,7 @@ PF_ALGORITHMS = ["A1 RNM-Exp", "A2 P&F literal"]
 
 def pmf_bars_site(patch):
     run = with_defaults(
-        permute_and_flip_sampling.pmf_bars,
+        sampling.pmf_bars,
         vector="Q5",
         epsilons=[1.0, 2.0],
         n=200,
@@ -459,9 +455,7 @@ def pmf_bars_site(patch):
 
 
 def pp_plot_site(patch):
-    run = with_defaults(
-        permute_and_flip_sampling.pp_plot, vector="Q5", epsilon=1.0, n=200, algorithms=PF_ALGORITHMS, root_seed=1
-    )
+    run = with_defaults(sampling.pp_plot, vector="Q5", epsilon=1.0, n=200, algorithms=PF_ALGORITHMS, root_seed=1)
     return Site(
         run,
         PF_SAMPLING_KEYS,
@@ -479,21 +473,19 @@ def pp_plot_site(patch):
 
 def lemma_chain_site(patch):
     cases = [{"vector": "Q5", "epsilon": 1.0}, {"vector": "Q5", "epsilon": 2.0}, {"vector": "QT", "epsilon": 1.0}]
-    run = with_defaults(
-        permute_and_flip_sampling.lemma_chain, cases=cases, n=200, literal_n_large_k=100, large_k=50, root_seed=1
-    )
+    run = with_defaults(sampling.lemma_chain, cases=cases, n=200, literal_n_large_k=100, large_k=50, root_seed=1)
     return Site(
         run,
         PF_SAMPLING_KEYS,
         tagged("permute_and_flip", "lemma_chain"),
-        3 * len({a for pair in permute_and_flip_sampling.LEMMA_CHAIN for a in pair[:2]}),  # cases × algorithms
+        3 * len({a for pair in sampling.LEMMA_CHAIN for a in pair[:2]}),  # cases × algorithms
         {"vector": None, "epsilon": None, "algorithm": None, "n": {"n": 300}, "seed": {"root_seed": 2}},
     )
 
 
 def tv_convergence_run():
     return with_defaults(
-        permute_and_flip_sampling.tv_convergence,
+        sampling.tv_convergence,
         vector="Q5",
         epsilon=1.0,
         sample_sizes=[100, 200],
@@ -557,7 +549,7 @@ def utility_site(patch):
 
 
 def lemma_internals_site(patch):
-    run = with_defaults(permute_and_flip_sampling.lemma_internals, vector="Q5", epsilon=1.0, n=200, root_seed=1)
+    run = with_defaults(sampling.lemma_internals, vector="Q5", epsilon=1.0, n=200, root_seed=1)
     return Site(
         run,
         ("paper", "figure", "vector", "epsilon", "n"),
@@ -619,14 +611,14 @@ def ensemble_errors_site(patch):
                 "delta": 0.0,
                 "series": "Sub",
                 "l": range(K + 1),
-                "gamma": darrm.mj.gamma_subsampling(K, 1),
+                "gamma": analytic.mj.gamma_subsampling(K, 1),
             }
         )
         for K in (3, 5)
     )
-    priors = list(darrm.majority_utility.PRIORS)[:2]
+    priors = list(analytic.majority_utility.PRIORS)[:2]
     run = with_defaults(
-        darrm.ensemble_errors,
+        analytic.ensemble_errors,
         shapes=shapes,
         figure="F3",
         actual_priors=priors,
@@ -659,7 +651,7 @@ def darrm_monte_carlo_table_site(patch):
 
 def darrm_rr_site(patch):
     return Site(
-        lambda seed=1: darrm_lemmas.randomized_response_rows(seed),
+        lambda seed=1: lemmas.randomized_response_rows(seed),
         ("paper", "tag", "setting", "m"),
         tagged("darrm", "verified", "RR"),
         3,
@@ -669,7 +661,7 @@ def darrm_rr_site(patch):
 
 def darrm_vertex_site(patch):
     return Site(
-        lambda seed=1: darrm_lemmas.vertex_reduction_rows(50, seed),
+        lambda seed=1: lemmas.vertex_reduction_rows(50, seed),
         ("paper", "tag", "setting", "m", "Delta"),
         tagged("darrm", "verified", "vertex"),
         3 * 2,
@@ -680,13 +672,13 @@ def darrm_vertex_site(patch):
 def truncated_laplace_scripts_site(patch):
     """The two random scripts of the truncated-Laplace rules, run as Snakemake runs them, with the
     computation stubbed: each returns the first draws of the stream the script built."""
-    from dpreplication import workflow
+    from dpreplication.pipeline import jobs
     from dpreplication.plotting import noise_distributions
-    from dpreplication.replications import truncated_laplace_audits as tl
+    from dpreplication.replications.truncated_laplace import audits as tl
 
     published = []
-    patch.setattr(workflow, "start", lambda snakemake: None)
-    patch.setattr(workflow, "publish", lambda snakemake, data, *args, **kwargs: published.append(data))
+    patch.setattr(jobs, "start", lambda snakemake: None)
+    patch.setattr(jobs, "publish", lambda snakemake, data, *args, **kwargs: published.append(data))
     patch.setattr(noise_distributions, "monte_carlo_moments", lambda data: None)
     patch.setattr(tl, "monte_carlo_moments", lambda rng, **settings: rng.random(3))
     patch.setattr(tl, "calibration_audit", lambda rng, **settings: rng.random(3))
@@ -756,7 +748,7 @@ def test_every_call_site_is_covered():
     be added to it)."""
     roots = [Path(__file__).resolve().parents[2] / "src" / "dpreplication", SCRIPTS]
     calling = {
-        path.stem
+        path.relative_to(root).with_suffix("").as_posix()
         for root in roots
         for path in root.rglob("*.py")
         if path.name != "seeding.py"
@@ -764,22 +756,22 @@ def test_every_call_site_is_covered():
         and "seeding" in text
     }
     covered = {
-        "protocol",
-        "privgene",
-        "privgene_comparison",
-        "privgene_baseline_checks",
-        "privgene_verified",
-        "privgene_datasets",
-        "darrm_prediction",
-        "darrm_teachers",
-        "darrm_teacher_ablation",
-        "darrm",
-        "darrm_lemmas",
-        "darrm_verified",
-        "permute_and_flip",
-        "permute_and_flip_sampling",
-        "monte_carlo",
-        "calibration_audit",
+        "learning/protocol",
+        "replications/privgene/methods",
+        "replications/privgene/comparison",
+        "replications/privgene/baseline_checks",
+        "replications/privgene/verified",
+        "replications/privgene/datasets",
+        "replications/darrm/prediction",
+        "replications/darrm/teachers",
+        "replications/darrm/teacher_ablation",
+        "replications/darrm/analytic",
+        "replications/darrm/lemmas",
+        "replications/darrm/verified",
+        "replications/permute_and_flip/exact",
+        "replications/permute_and_flip/sampling",
+        "truncated_laplace/monte_carlo",
+        "truncated_laplace/calibration_audit",
     }
     assert calling <= covered, f"call sites without a stream test: {sorted(calling - covered)}"
 

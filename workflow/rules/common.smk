@@ -9,8 +9,8 @@ from snakemake.logging import logger
 from snakemake.utils import min_version
 
 import dpreplication
-from dpreplication.environment import installed_mismatches, read_lock
-from dpreplication.workflow_config import (
+from dpreplication.pipeline.environment import installed_mismatches, read_lock
+from dpreplication.pipeline.config import (
     SCHEMA,
     apply_job_environment,
     check_package_location,
@@ -97,7 +97,7 @@ ENVIRONMENT = "../../environment.yml"
 ALL_OUTPUTS = []
 """Every published figure and table; rule `all` requests them."""
 REPORT_ITEMS = []
-"""Every output with a caption, in rule order: the HTML report shows them (rule report_html)."""
+"""Every output with a caption, in the order the rules register them: the HTML report shows them (report_html)."""
 REPORT = "report.html" if TREE == "default" else f"results/{TREE}/report.html"
 CLAIM_TABLES = {}
 """paper -> {table name: csv path}: the tables a paper's scorecard claims read."""
@@ -109,19 +109,21 @@ wildcard_constraints:
 def code_inputs(*modules, plots=True):
     """The package source files a rule depends on, so editing them reruns it.
 
-    ``modules`` are paths under src/dpreplication (a module file or a subpackage);
+    ``modules`` are paths under src/dpreplication (a module file or a subpackage; the packages'
+    ``__init__.py`` files that importing it runs come with it);
     the core modules every script uses are always included, and the plotting
     package unless ``plots`` is False (jobs that only compute, so that editing a
     plot never reruns hours of training or genetic search).
     """
-    core = ["__init__.py", "exports.py", "numerics.py", "seeding.py", "provenance.py", "validation.py", "workflow.py",
-            "workflow_config.py"]
+    core = ["__init__.py", "exports.py", "numerics.py", "seeding.py", "validation.py", "pipeline/config.py",
+            "pipeline/jobs.py", "pipeline/provenance.py"]
     if plots:
         core.append("plotting")
     files = []
     for module in core + list(modules):
         path = PACKAGE / module
         files += sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        files += [parent / "__init__.py" for parent in path.parents if parent.is_relative_to(PACKAGE)]
     if plots:
         files.append(PACKAGE / "plotting" / "matplotlibrc")
     return sorted({str(f) for f in files})
@@ -201,7 +203,7 @@ def darrm_prediction_settings():
 
 def darrm_teacher_settings(wildcards):
     """The part of darrm.private_prediction that one teacher set (dataset, kind) depends on."""
-    from dpreplication.replications.darrm_teachers import teacher_settings
+    from dpreplication.replications.darrm.teachers import teacher_settings
 
     return teacher_settings(settings("darrm/private_prediction"), wildcards.dataset, wildcards.kind)
 
@@ -238,7 +240,7 @@ def darrm_prediction_inputs(output):
     datasets need nothing more: their table rows say "needs download"."""
     import json
 
-    from dpreplication.replications.darrm_teachers import KINDS
+    from dpreplication.replications.darrm.teachers import KINDS
 
     def inputs(wildcards):
         files = {}
@@ -259,7 +261,7 @@ def darrm_prediction_files(output):
     read them: ``{"status": {dataset: path}, output: {dataset: {kind: path}}}`` (the latter for the
     available datasets only). Until the availability checkpoints have run, the inputs and so this
     mapping are partial; Snakemake re-evaluates both before the job runs."""
-    from dpreplication.replications.darrm_teachers import KINDS
+    from dpreplication.replications.darrm.teachers import KINDS
 
     def files(wildcards, input):
         named = dict(input.items())
@@ -275,12 +277,55 @@ def darrm_prediction_files(output):
     return files
 
 
+def darrm_ablation_settings():
+    """The part of the configuration the teacher ablation depends on."""
+    from dpreplication.replications.darrm.teacher_ablation import ablation_settings
+
+    return ablation_settings(settings("darrm/private_prediction"), settings("darrm/teacher_ablation"),
+                             settings("darrm/solver"))
+
+
+def darrm_ablation_config_settings(wildcards):
+    """The part of the configuration one configuration's teachers depend on."""
+    from dpreplication.replications.darrm.teacher_ablation import configuration_settings
+
+    return configuration_settings(darrm_ablation_settings(), wildcards.config)
+
+
+def darrm_ablation_idx(wildcards):
+    """The verified IDX files of the ablated dataset."""
+    from types import SimpleNamespace
+
+    return darrm_dataset_files(SimpleNamespace(dataset=settings("darrm/teacher_ablation")["dataset"]))
+
+
+def darrm_ablation_inputs(wildcards):
+    """The ablated dataset's availability and, when it is available, its IDX files, the pipeline's
+    private and non-private votes (the stated configuration's check; GNMax) and every
+    configuration's teachers."""
+    import json
+
+    ablation = settings("darrm/teacher_ablation")
+    status = checkpoints.darrm_prediction_data.get(dataset=ablation["dataset"]).output[0]
+    files = {"status": status}
+    if json.loads(Path(status).read_text())["available"]:
+        files["idx"] = darrm_ablation_idx(wildcards)
+        for kind in ("private", "nonprivate"):
+            files[f"votes_{kind}"] = expand(rules.darrm_prediction_teachers.output.votes, dataset=ablation["dataset"],
+                                            kind=kind)[0]
+        for config in ablation["configs"]:
+            for output in ("votes", "teachers"):
+                files[f"{output}_{config['name']}"] = expand(
+                    rules.darrm_prediction_teacher_ablation_config.output[output], config=config["name"])[0]
+    return files
+
+
 def darrm_replicate_inputs(wildcards):
     """Input function: every dataset's availability status and, for each available dataset, the
     votes of its private and non-private teachers under each seed replicate (0: the pipeline's)."""
     import json
 
-    from dpreplication.replications.darrm_teachers import KINDS
+    from dpreplication.replications.darrm.teachers import KINDS
 
     section = settings("darrm/private_prediction")
     files = {}
@@ -299,7 +344,7 @@ def darrm_replicate_inputs(wildcards):
 def darrm_replicate_files(wildcards, input):
     """Params function: :func:`darrm_replicate_inputs` as the script reads them,
     ``{"status": {dataset: path}, "votes": {dataset: [{kind: path}, ...]}}``."""
-    from dpreplication.replications.darrm_teachers import KINDS
+    from dpreplication.replications.darrm.teachers import KINDS
 
     named, section = dict(input.items()), settings("darrm/private_prediction")
     statuses, votes = {}, {}
@@ -313,8 +358,8 @@ def darrm_replicate_files(wildcards, input):
 
 
 # ---------------------------------------------------------------- PrivGene (spec shared/specs/privgene.md)
-from dpreplication.replications.privgene_datasets import DATASETS as PRIVGENE_DATASETS  # noqa: E402
-from dpreplication.workflow import batch_labels  # noqa: E402
+from dpreplication.replications.privgene.datasets import DATASETS as PRIVGENE_DATASETS  # noqa: E402
+from dpreplication.pipeline.jobs import batch_labels  # noqa: E402
 
 
 def privgene_data(name):
@@ -369,7 +414,7 @@ def privgene_references(figure):
 def privgene_comparison_settings(wildcards):
     """What one Figs 3–4 job depends on: per method of its task's series (NoPrivacy aside), the ε
     grid, the CV protocol and that method's keys (``privgene_comparison.METHOD_SETTINGS``)."""
-    from dpreplication.replications.privgene_comparison import job_settings
+    from dpreplication.replications.privgene.comparison import job_settings
 
     sections = settings("privgene/comparison"), settings("privgene/algorithm"), settings("privgene/protocol")
     return {method: job_settings(*sections, method)
@@ -378,7 +423,7 @@ def privgene_comparison_settings(wildcards):
 
 def privgene_paper_r_settings(wildcards):
     """The paper's-r ablation job: the PrivGene, PrivateERM and FM jobs' keys, the ε subset, the paper's rows."""
-    from dpreplication.replications.privgene_comparison import job_settings
+    from dpreplication.replications.privgene.comparison import job_settings
 
     section = settings("privgene/comparison")
     methods = {
@@ -400,7 +445,7 @@ def privgene_paper_r_jobs(ablation_job):
 
 def privgene_kmeans_settings():
     """What one Fig. 5 job depends on: per configured method, the ε grid and that method's keys."""
-    from dpreplication.replications.privgene_comparison import kmeans_job_settings
+    from dpreplication.replications.privgene.comparison import kmeans_job_settings
 
     section = settings("privgene/comparison")
     return {method: kmeans_job_settings(section, settings("privgene/algorithm"), method)

@@ -5,7 +5,7 @@ Spec: shared/specs/darrm.md."""
 DR = "darrm"
 DR_CODE = code_inputs("mechanisms/majority.py", "mechanisms/majority_utility.py", "mechanisms/feasible_region.py",
                       "optimisation/gamma_lp.py", "accounting",
-                      "replications/darrm.py", "replications/darrm_lemmas.py", "replications/darrm_verified.py")
+                      "replications/darrm/analytic.py", "replications/darrm/lemmas.py", "replications/darrm/verified.py")
 
 
 
@@ -155,13 +155,13 @@ for _rule in (rules.darrm_f2_gamma_shapes, rules.darrm_f3_errors, rules.darrm_f4
 # say "needs download" and so do the scorecard claims that read them.
 
 DR_PREDICTION = f"{WORK}/{DR}/prediction"
-DR_TEACHERS_CODE = code_inputs("data", "accounting/rdp.py", "learning/teachers.py", "replications/darrm_teachers.py",
+DR_TEACHERS_CODE = code_inputs("data", "accounting/rdp.py", "learning/teachers.py", "replications/darrm/teachers.py",
                                plots=False)
 DR_PREDICTION_CODE = code_inputs("data", "learning/teachers.py", "mechanisms/majority.py", "mechanisms/majority_utility.py",
                                  "mechanisms/feasible_region.py", "mechanisms/gnmax.py",
                                  "optimisation/gamma_lp.py", "accounting", "scorecard/claims.py", "scorecard/uncertainty.py",
-                                 "replications/darrm_teachers.py", "replications/darrm_prediction.py", "learning/protocol.py",
-                                 "replications/darrm_teacher_quality.py")
+                                 "replications/darrm/teachers.py", "replications/darrm/prediction.py", "learning/protocol.py",
+                                 "replications/darrm/teacher_quality.py")
 
 
 checkpoint darrm_prediction_data:
@@ -307,52 +307,9 @@ DR_ABLATION = f"{DR_PREDICTION}/ablation"
 DR_ABLATION_CODE = code_inputs("data", "accounting", "learning/teachers.py", "mechanisms/majority.py",
                                "mechanisms/majority_utility.py",
                                "mechanisms/feasible_region.py", "mechanisms/gnmax.py",
-                               "optimisation/gamma_lp.py", "scorecard/claims.py", "scorecard/uncertainty.py", "replications/darrm_teachers.py",
-                               "replications/darrm_prediction.py", "learning/protocol.py", "replications/darrm_teacher_quality.py",
-                               "replications/darrm_teacher_ablation.py", plots=False)
-
-
-def darrm_ablation_settings():
-    """The part of the configuration the teacher ablation depends on."""
-    from dpreplication.replications.darrm_teacher_ablation import ablation_settings
-
-    return ablation_settings(settings("darrm/private_prediction"), settings("darrm/teacher_ablation"),
-                             settings("darrm/solver"))
-
-
-def darrm_ablation_config_settings(wildcards):
-    """The part of the configuration one configuration's teachers depend on."""
-    from dpreplication.replications.darrm_teacher_ablation import configuration_settings
-
-    return configuration_settings(darrm_ablation_settings(), wildcards.config)
-
-
-def darrm_ablation_idx(wildcards):
-    """The verified IDX files of the ablated dataset."""
-    from types import SimpleNamespace
-
-    return darrm_dataset_files(SimpleNamespace(dataset=settings("darrm/teacher_ablation")["dataset"]))
-
-
-def darrm_ablation_inputs(wildcards):
-    """The ablated dataset's availability and, when it is available, its IDX files, the pipeline's
-    private and non-private votes (the stated configuration's check; GNMax) and every
-    configuration's teachers."""
-    import json
-
-    ablation = settings("darrm/teacher_ablation")
-    status = checkpoints.darrm_prediction_data.get(dataset=ablation["dataset"]).output[0]
-    files = {"status": status}
-    if json.loads(Path(status).read_text())["available"]:
-        files["idx"] = darrm_ablation_idx(wildcards)
-        for kind in ("private", "nonprivate"):
-            files[f"votes_{kind}"] = expand(rules.darrm_prediction_teachers.output.votes, dataset=ablation["dataset"],
-                                            kind=kind)[0]
-        for config in ablation["configs"]:
-            for output in ("votes", "teachers"):
-                files[f"{output}_{config['name']}"] = expand(
-                    rules.darrm_prediction_teacher_ablation_config.output[output], config=config["name"])[0]
-    return files
+                               "optimisation/gamma_lp.py", "scorecard/claims.py", "scorecard/uncertainty.py", "replications/darrm/teachers.py",
+                               "replications/darrm/prediction.py", "learning/protocol.py", "replications/darrm/teacher_quality.py",
+                               "replications/darrm/teacher_ablation.py", plots=False)
 
 
 rule darrm_prediction_teacher_ablation_config:

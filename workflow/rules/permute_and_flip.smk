@@ -3,8 +3,8 @@ and the McKenna–Sheldon utility comparison. Spec: shared/specs/permute_and_fli
 
 PF = "permute_and_flip"
 PF_CODE = code_inputs("data", "mechanisms/selection.py", "mechanisms/selection_sampling.py", "mechanisms/quality.py",
-                      "statistics", "accounting/privacy_loss.py", "replications/permute_and_flip.py",
-                      "replications/permute_and_flip_sampling.py")
+                      "statistics", "accounting/privacy_loss.py", "replications/permute_and_flip/exact.py",
+                      "replications/permute_and_flip/sampling.py")
 
 
 rule pf_exact_tables:

@@ -9,10 +9,10 @@ WORK; an aggregation rule per figure publishes it."""
 PG = "privgene"
 PG_JOB_CODE = code_inputs("data", "learning/fitness.py", "learning/genetic.py", "learning/protocol.py",
                           "learning/models.py", "mechanisms/selection.py", "mechanisms/selection_sampling.py",
-                          "mechanisms/enhanced_exponential.py", "mechanisms/additive.py", "replications/privgene.py",
-                          "replications/privgene_datasets.py", plots=False)
+                          "mechanisms/enhanced_exponential.py", "mechanisms/additive.py", "replications/privgene/methods.py",
+                          "replications/privgene/datasets.py", plots=False)
 """What the (many, costly) jobs run; the aggregation rules also depend on the figure-table module."""
-PG_CODE = sorted(set(PG_JOB_CODE) | set(code_inputs("replications/privgene_figures.py", "statistics/intervals.py")))
+PG_CODE = sorted(set(PG_JOB_CODE) | set(code_inputs("replications/privgene/figures.py", "statistics/intervals.py")))
 PG_WORK = f"{WORK}/{PG}"
 
 PG_WILDCARDS = {"pg_dataset": "|".join(PRIVGENE_DATASETS), "task": "lr|svm", "repetitions": r"\d+-\d+"}
@@ -181,7 +181,7 @@ rule privgene_verified_numbers:
     message: "PrivGene: the spec's exact numbers (r, s_48, Example 1, budget) and exact EEM privacy audits"
     input:
         data=[privgene_data(name) for name in ("Adult", "Banking", "US", "BR")],
-        code=sorted(set(PG_CODE) | set(code_inputs("replications/privgene_verified.py"))),
+        code=sorted(set(PG_CODE) | set(code_inputs("replications/privgene/verified.py"))),
     output: **published(PG, "verified_numbers", TABLE, "privgene_verified_numbers.rst")
     params:
         settings={**settings(f"{PG}/verified_numbers"), "algorithm": settings(f"{PG}/algorithm"),
@@ -201,8 +201,8 @@ for _rule in (rules.privgene_table2, rules.privgene_choice_of_c, rules.privgene_
 # ---------------------------------------------------------------- Figs 3–5: PrivGene against the baselines
 PGC_JOB_CODE = sorted(set(PG_JOB_CODE) | set(code_inputs(
     "learning/functional_mechanism.py", "learning/objective_perturbation.py", "learning/output_perturbation.py",
-    "learning/sample_and_aggregate.py", "replications/privgene_comparison.py", plots=False)))
-PGC_CODE = sorted(set(PGC_JOB_CODE) | set(code_inputs("replications/privgene_comparison_figures.py", "statistics/intervals.py")))
+    "learning/sample_and_aggregate.py", "replications/privgene/comparison.py", plots=False)))
+PGC_CODE = sorted(set(PGC_JOB_CODE) | set(code_inputs("replications/privgene/comparison_figures.py", "statistics/intervals.py")))
 
 
 rule privgene_comparison_job:
@@ -243,13 +243,13 @@ checkpoint privgene_comparison_plan:
     """Repetitions where they decide (issue #32): the comparison claims judged on the first stage;
     each inconclusive one's straddling cells get the repetitions that would resolve it, up to the
     paper's, cheapest claims first within the profile's budget
-    (:mod:`dpreplication.replications.privgene_repetitions`)."""
+    (:mod:`dpreplication.pipeline.repetitions`)."""
     message: "PrivGene: which Figs 3–4 cells need more repetitions to decide their claims"
     input:
         jobs=privgene_comparison_jobs(rules.privgene_comparison_job.output[0]),
         references=privgene_comparison_references(),
         registry=claim_registry(PG),
-        code=sorted(set(PGC_CODE) | set(code_inputs("replications/privgene_repetitions.py", "scorecard", plots=False))),
+        code=sorted(set(PGC_CODE) | set(code_inputs("pipeline/repetitions.py", "scorecard", plots=False))),
     output: f"{PG_WORK}/comparison_plan.csv"
     params: settings=privgene_plan_settings()
     conda: ENVIRONMENT
@@ -358,9 +358,9 @@ register(PG, rules.privgene_paper_r_comparison.output)
 
 # ---------------------------------------------------------------- the open gaps measured (issue 12)
 PGA = f"{PG}/ablations"
-PGA_JOB_CODE = sorted(set(PGC_JOB_CODE) | set(code_inputs("learning/reachable.py", "replications/privgene_figures.py",
-                                                          "replications/privgene_ablations.py",
-                                                          "replications/privgene_gupt_variants.py",
+PGA_JOB_CODE = sorted(set(PGC_JOB_CODE) | set(code_inputs("learning/reachable.py", "replications/privgene/figures.py",
+                                                          "replications/privgene/ablations.py",
+                                                          "replications/privgene/gupt_variants.py",
                                                           "learning/gupt_loose.py", "mechanisms/quantile.py",
                                                           "statistics/intervals.py", plots=False)))
 PGA_CODE = sorted(set(PGA_JOB_CODE) | set(code_inputs("plotting/privgene_ablations.py")))
@@ -495,7 +495,7 @@ PGB_SECTION = "ablations/baseline_checks"
 PGB = f"{PG}/{PGB_SECTION}"
 PGB_JOB_CODE = sorted(set(PG_JOB_CODE) | set(code_inputs(
     "learning/objective_perturbation.py", "oracles.py", "mechanisms/additive.py", "scorecard",
-    "replications/privgene_baseline_checks.py", plots=False)))
+    "replications/privgene/baseline_checks.py", plots=False)))
 
 
 rule privgene_baseline_checks_job:

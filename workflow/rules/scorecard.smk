@@ -35,7 +35,7 @@ rule report_html:
         sidecars=[item["sidecar"] for item in REPORT_ITEMS if item["sidecar"]],
         captions=[item["caption"] for item in REPORT_ITEMS],
         scorecard=rules.scorecard.output.csv,
-        code=code_inputs("reporting.py", "scorecard", plots=False),
+        code=code_inputs("pipeline/report.py", "scorecard", plots=False),
     output: REPORT
     params: report_items=REPORT_ITEMS
     conda: ENVIRONMENT

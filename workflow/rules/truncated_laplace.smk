@@ -5,8 +5,8 @@ Spec: shared/specs/truncated_laplace.md."""
 TL = "truncated_laplace"
 TL_CODE = code_inputs("mechanisms/additive.py", "mechanisms/truncated_laplace.py", "mechanisms/bounds.py",
                       "mechanisms/noise_comparison.py", "accounting/hockey_stick.py", "optimisation/noise_lp.py",
-                      "oracles.py", "replications/truncated_laplace.py", "replications/truncated_laplace_bounds.py",
-                      "replications/truncated_laplace_audits.py", "scorecard/claims.py", "scorecard/uncertainty.py")
+                      "oracles.py", "replications/truncated_laplace/figures.py", "replications/truncated_laplace/bounds.py",
+                      "replications/truncated_laplace/audits.py", "scorecard/claims.py", "scorecard/uncertainty.py")
 
 # The optional libraries behind the cross-check tables, with their versions: installing, removing or
 # upgrading one reruns the tables (rerun trigger params), so a stale "missing" row never stays.

@@ -1,8 +1,8 @@
 from pathlib import Path
 
-from dpreplication.reporting import ReportItem, build_report
+from dpreplication.pipeline.jobs import start
+from dpreplication.pipeline.report import ReportItem, build_report
 from dpreplication.scorecard import read_scorecard
-from dpreplication.workflow import start
 
 logger = start(snakemake)
 items = [

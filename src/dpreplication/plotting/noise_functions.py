@@ -1,6 +1,6 @@
 """Figures of DaRRM noise functions γ: their shapes, the errors they give, and the region F.
 
-Every function takes the tidy table of :mod:`dpreplication.replications.darrm` that is saved
+Every function takes the tidy table of :mod:`dpreplication.replications.darrm.analytic` that is saved
 beside the figure and only draws it. Colours follow the paper: γ_opt (ours) red, γ_Sub blue,
 γ_DSub cyan, γ_const (randomized response) green.
 """

@@ -1,7 +1,7 @@
 """Figures of the PrivGene gap experiments.
 
-Their tables come from :mod:`dpreplication.replications.privgene_ablations` and
-:mod:`dpreplication.replications.privgene_gupt_variants`.
+Their tables come from :mod:`dpreplication.replications.privgene.ablations` and
+:mod:`dpreplication.replications.privgene.gupt_variants`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def reachable_set_bars(table: pd.DataFrame):
     Parameters
     ----------
     table : pandas.DataFrame
-        The table of :func:`~dpreplication.replications.privgene_ablations.reachable_set_table`;
+        The table of :func:`~dpreplication.replications.privgene.ablations.reachable_set_table`;
         read: task (lr, svm), dataset, setting (``paper``, ``ours``), r, error, noprivacy_error,
         privgene_error, epsilon.
     """
@@ -68,7 +68,7 @@ def schedule_points(table: pd.DataFrame):
     Parameters
     ----------
     table : pandas.DataFrame
-        The table of :func:`~dpreplication.replications.privgene_ablations.schedule_ablation_summary`;
+        The table of :func:`~dpreplication.replications.privgene.ablations.schedule_ablation_summary`;
         read: dataset, task, schedule, epsilon, error, error_ci_low, error_ci_high, noprivacy_error.
     """
     panels = list(dict.fromkeys(zip(table.dataset, table.task)))
@@ -93,7 +93,7 @@ def pooled_ratio_against_c(curves: pd.DataFrame, marked_c: float, reference_c: f
     Parameters
     ----------
     curves : pandas.DataFrame
-        The curve table of :func:`~dpreplication.replications.privgene_ablations.choice_of_c_by_epsilon`;
+        The curve table of :func:`~dpreplication.replications.privgene.ablations.choice_of_c_by_epsilon`;
         read: epsilon (a label), c_x1e3, ratio.
     marked_c : float
         The paper's choice of c, marked by a dotted line.
@@ -123,7 +123,7 @@ def gupt_variant_bars(table: pd.DataFrame):
     Parameters
     ----------
     table : pandas.DataFrame
-        The table of :func:`~dpreplication.replications.privgene_gupt_variants.gupt_variants_summary`;
+        The table of :func:`~dpreplication.replications.privgene.gupt_variants.gupt_variants_summary`;
         read: dataset, task, variant, epsilon, log10_ratio.
     """
     figure, axes = new_figure(1, 1, width=6.4, height=3.4)

@@ -42,6 +42,7 @@ import pandas as pd
 import yaml
 
 from dpreplication.scorecard.uncertainty import Z95, interval_verdict, p_decisive, runs_to_resolve
+from dpreplication.tables import DATA_STATUS_COLUMN
 
 COLUMNS = [
     "paper",
@@ -76,12 +77,6 @@ statistic, or as a mean over seeded replicates."""
 REPLICATION_KINDS = ("paper", "spec")
 """The kinds that count as evidence for or against the papers."""
 
-DATA_STATUS_COLUMN = "data_status"
-"""Optional table column: empty when the row was computed, else why not (e.g. a missing dataset
-or library); a claim reading such a row is ``missing`` with this text as its reason."""
-NEEDS_DOWNLOAD = "needs download"
-"""How a ``data_status`` starts when the row's dataset is not available (it then names the
-dataset and how to get it)."""
 
 COMPARISONS = {
     "abs": "|reproduced − expected| ≤ tolerance",

@@ -1,7 +1,7 @@
+from dpreplication.pipeline.jobs import publish, start
 from dpreplication.plotting import noise_functions
-from dpreplication.replications import darrm
-from dpreplication.workflow import publish, start
+from dpreplication.replications.darrm import analytic
 
 start(snakemake)
-data = darrm.gamma_shapes(**snakemake.params.figure, **snakemake.params.settings)
+data = analytic.gamma_shapes(**snakemake.params.figure, **snakemake.params.settings)
 publish(snakemake, data, noise_functions.gamma_shapes(data))

@@ -1,10 +1,10 @@
-from dpreplication.replications import darrm_prediction
-from dpreplication.workflow import publish, start
+from dpreplication.pipeline.jobs import publish, start
+from dpreplication.replications.darrm import prediction
 
 start(snakemake)
 settings = snakemake.params.settings
 files = snakemake.params.files
-statuses = darrm_prediction.read_statuses(files["status"])
-votes = darrm_prediction.read_votes(files["votes"])
-data = darrm_prediction.accuracy_table(votes, statuses, settings, snakemake.params.seed, settings["solver"])
+statuses = prediction.read_statuses(files["status"])
+votes = prediction.read_votes(files["votes"])
+data = prediction.accuracy_table(votes, statuses, settings, snakemake.params.seed, settings["solver"])
 publish(snakemake, data)

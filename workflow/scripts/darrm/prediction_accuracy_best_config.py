@@ -4,8 +4,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dpreplication.replications import darrm_teacher_ablation as ablation
-from dpreplication.workflow import publish, start
+from dpreplication.pipeline.jobs import publish, start
+from dpreplication.replications.darrm import teacher_ablation as ablation
 
 start(snakemake)
 settings = snakemake.params.settings

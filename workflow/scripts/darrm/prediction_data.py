@@ -2,7 +2,7 @@ import json
 from pathlib import Path
 
 from dpreplication.data.fetch import availability
-from dpreplication.workflow import start
+from dpreplication.pipeline.jobs import start
 
 logger = start(snakemake)
 probe = snakemake.params.settings

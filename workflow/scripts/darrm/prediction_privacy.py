@@ -1,6 +1,6 @@
-from dpreplication.replications import darrm_prediction
-from dpreplication.workflow import publish, start
+from dpreplication.pipeline.jobs import publish, start
+from dpreplication.replications.darrm import prediction
 
 start(snakemake)
 settings = snakemake.params.settings
-publish(snakemake, darrm_prediction.privacy_table(settings, settings["solver"]))
+publish(snakemake, prediction.privacy_table(settings, settings["solver"]))

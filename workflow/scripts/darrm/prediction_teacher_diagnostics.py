@@ -1,8 +1,8 @@
-from dpreplication.replications import darrm_prediction, darrm_teacher_quality
-from dpreplication.workflow import publish, start
+from dpreplication.pipeline.jobs import publish, start
+from dpreplication.replications.darrm import prediction, teacher_quality
 
 start(snakemake)
 files = snakemake.params.files
-statuses = darrm_prediction.read_statuses(files["status"])
-votes = darrm_prediction.read_votes(files["votes"])
-publish(snakemake, darrm_teacher_quality.teacher_diagnostics(votes, statuses, snakemake.params.settings))
+statuses = prediction.read_statuses(files["status"])
+votes = prediction.read_votes(files["votes"])
+publish(snakemake, teacher_quality.teacher_diagnostics(votes, statuses, snakemake.params.settings))

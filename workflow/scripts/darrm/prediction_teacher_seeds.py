@@ -1,9 +1,9 @@
-from dpreplication.replications import darrm_prediction
-from dpreplication.workflow import publish, start
+from dpreplication.pipeline.jobs import publish, start
+from dpreplication.replications.darrm import prediction
 
 start(snakemake)
 settings = snakemake.params.settings
 files = snakemake.params.files
-statuses = darrm_prediction.read_statuses(files["status"])
-replicates = darrm_prediction.read_replicates(files["votes"])
-publish(snakemake, darrm_prediction.seed_spread_table(replicates, statuses, settings, settings["solver"]))
+statuses = prediction.read_statuses(files["status"])
+replicates = prediction.read_replicates(files["votes"])
+publish(snakemake, prediction.seed_spread_table(replicates, statuses, settings, settings["solver"]))

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import numpy as np
 
-from dpreplication.replications import darrm_teachers
-from dpreplication.workflow import start
+from dpreplication.pipeline.jobs import start
+from dpreplication.replications.darrm import teachers as darrm_teachers
 
 start(snakemake)
 files = {Path(path).name: path for path in snakemake.input.idx}

@@ -1,8 +1,8 @@
-from dpreplication.replications import darrm_prediction, darrm_teacher_quality
-from dpreplication.workflow import publish, start
+from dpreplication.pipeline.jobs import publish, start
+from dpreplication.replications.darrm import prediction, teacher_quality
 
 start(snakemake)
 files = snakemake.params.files
-statuses = darrm_prediction.read_statuses(files["status"])
-per_teacher = darrm_prediction.read_teachers(files["teachers"])
-publish(snakemake, darrm_teacher_quality.teachers_table(per_teacher, statuses, snakemake.params.settings))
+statuses = prediction.read_statuses(files["status"])
+per_teacher = prediction.read_teachers(files["teachers"])
+publish(snakemake, teacher_quality.teachers_table(per_teacher, statuses, snakemake.params.settings))

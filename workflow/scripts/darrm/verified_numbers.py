@@ -1,5 +1,5 @@
-from dpreplication.replications import darrm_verified
-from dpreplication.workflow import publish, start
+from dpreplication.pipeline.jobs import publish, start
+from dpreplication.replications.darrm import verified
 
 start(snakemake)
-publish(snakemake, darrm_verified.verified_numbers(**snakemake.params.settings, seed=snakemake.params.seed))
+publish(snakemake, verified.verified_numbers(**snakemake.params.settings, seed=snakemake.params.seed))

@@ -1,5 +1,5 @@
 from dpreplication.data import fetch, resolve_mirror
-from dpreplication.workflow import start
+from dpreplication.pipeline.jobs import start
 
 logger = start(snakemake)
 mirror = resolve_mirror(snakemake.params.mirror)

@@ -1,6 +1,6 @@
 from dpreplication.data import load_dpbench_histogram
-from dpreplication.replications import permute_and_flip as pf
-from dpreplication.workflow import publish, start
+from dpreplication.pipeline.jobs import publish, start
+from dpreplication.replications.permute_and_flip import exact as pf
 
 start(snakemake)
 histograms = {name: load_dpbench_histogram(path) for name, path in snakemake.input.items() if name != "code"}

@@ -1,5 +1,5 @@
-from dpreplication.replications import permute_and_flip as pf
-from dpreplication.workflow import publish, start
+from dpreplication.pipeline.jobs import publish, start
+from dpreplication.replications.permute_and_flip import exact as pf
 
 start(snakemake)
 publish(snakemake, pf.privacy_audit(**snakemake.params.settings, root_seed=snakemake.params.seed))

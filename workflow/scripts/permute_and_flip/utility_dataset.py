@@ -1,6 +1,6 @@
 from dpreplication.data import load_dpbench_histogram
-from dpreplication.replications import permute_and_flip as pf
-from dpreplication.workflow import start
+from dpreplication.pipeline.jobs import start
+from dpreplication.replications.permute_and_flip import exact as pf
 
 start(snakemake)
 dataset, options = snakemake.wildcards.dataset, snakemake.params.settings

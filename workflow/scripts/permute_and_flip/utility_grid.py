@@ -1,7 +1,7 @@
 import pandas as pd
 
+from dpreplication.pipeline.jobs import publish, start
 from dpreplication.plotting import curves
-from dpreplication.workflow import publish, start
 
 start(snakemake)
 data = pd.concat([pd.read_csv(path) for path in snakemake.input.curves], ignore_index=True)

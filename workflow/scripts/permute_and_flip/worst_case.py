@@ -1,6 +1,6 @@
+from dpreplication.pipeline.jobs import publish, start
 from dpreplication.plotting import curves
-from dpreplication.replications import permute_and_flip as pf
-from dpreplication.workflow import publish, start
+from dpreplication.replications.permute_and_flip import exact as pf
 
 start(snakemake)
 data = pf.worst_case(**snakemake.params.settings)

@@ -1,10 +1,10 @@
 import pandas as pd
 
-from dpreplication.replications import privgene_baseline_checks
-from dpreplication.workflow import publish, start
+from dpreplication.pipeline.jobs import publish, start
+from dpreplication.replications.privgene import baseline_checks
 
 start(snakemake)
 jobs = pd.concat(map(pd.read_csv, snakemake.input.jobs), ignore_index=True)
 references = pd.concat(map(pd.read_csv, snakemake.input.references), ignore_index=True)
 sweep_epsilon = snakemake.params.settings["sweep_epsilon"]
-publish(snakemake, privgene_baseline_checks.baseline_checks_table(jobs, references, sweep_epsilon=sweep_epsilon))
+publish(snakemake, baseline_checks.baseline_checks_table(jobs, references, sweep_epsilon=sweep_epsilon))

@@ -1,8 +1,8 @@
 import pandas as pd
 
 from dpreplication.data import tabular
-from dpreplication.replications import privgene_ablations
-from dpreplication.workflow import for_each_repetition, start
+from dpreplication.pipeline.jobs import for_each_repetition, start
+from dpreplication.replications.privgene import ablations
 
 start(snakemake)
 w, settings = snakemake.wildcards, dict(snakemake.params.settings)
@@ -13,7 +13,7 @@ def every_c(repetition: int) -> pd.DataFrame:
     """One repetition of Fig. 2 at the small ε, over the whole c grid."""
     return pd.concat(
         [
-            privgene_ablations.choice_of_c_epsilon_job(
+            ablations.choice_of_c_epsilon_job(
                 data,
                 w.task,
                 float(c),

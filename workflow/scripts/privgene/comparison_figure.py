@@ -1,9 +1,9 @@
 import pandas as pd
 
 from dpreplication.data import tabular
+from dpreplication.pipeline.jobs import publish, start
 from dpreplication.plotting import curves
-from dpreplication.replications import privgene_comparison_figures as pgc
-from dpreplication.workflow import publish, start
+from dpreplication.replications.privgene import comparison_figures as pgc
 
 start(snakemake)
 figure = snakemake.params.figure

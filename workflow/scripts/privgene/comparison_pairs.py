@@ -1,7 +1,7 @@
 import pandas as pd
 
-from dpreplication.replications import privgene_comparison_figures as pgc
-from dpreplication.workflow import publish, start
+from dpreplication.pipeline.jobs import publish, start
+from dpreplication.replications.privgene import comparison_figures as pgc
 
 start(snakemake)
 jobs = pgc.with_references(

@@ -2,10 +2,10 @@ import dataclasses
 
 import pandas as pd
 
-from dpreplication.replications import privgene_comparison_figures as pgc
-from dpreplication.replications import privgene_repetitions as repetitions
+from dpreplication.pipeline import repetitions
+from dpreplication.pipeline.jobs import start
+from dpreplication.replications.privgene import comparison_figures as pgc
 from dpreplication.scorecard import evaluate_claims, load_registry
-from dpreplication.workflow import start
 
 logger = start(snakemake)
 settings = snakemake.params.settings

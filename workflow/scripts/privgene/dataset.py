@@ -1,9 +1,9 @@
 from dpreplication.data import tabular
-from dpreplication.replications import privgene_datasets
-from dpreplication.workflow import start
+from dpreplication.pipeline.jobs import start
+from dpreplication.replications.privgene import datasets
 
 logger = start(snakemake)
-data = privgene_datasets.prepare_dataset(
+data = datasets.prepare_dataset(
     snakemake.wildcards.pg_dataset, snakemake.input.files, snakemake.params.seed, **snakemake.params.settings
 )
 tabular.save(data, snakemake.output[0])

@@ -1,19 +1,19 @@
 import pandas as pd
 
 from dpreplication.data import tabular
+from dpreplication.pipeline.jobs import publish, start
 from dpreplication.plotting import curves
-from dpreplication.replications import privgene_figures
-from dpreplication.workflow import publish, start
+from dpreplication.replications.privgene import figures
 
 start(snakemake)
 jobs = pd.concat(map(pd.read_csv, snakemake.input.jobs))
 runs = pd.concat([jobs, *(pd.read_csv(path) for path in snakemake.input.paper_r)])
-table = privgene_figures.eem_vs_em(runs, pd.concat(map(pd.read_csv, snakemake.input.references)))
+table = figures.eem_vs_em(runs, pd.concat(map(pd.read_csv, snakemake.input.references)))
 for prefix, figure, data in zip(("us_", "br_"), ("Fig. 6", "Fig. 7"), map(tabular.load, snakemake.input.data)):
     panel = table[table.dataset == data.name]
-    title = privgene_figures.figure_title(figure, data, snakemake.params.settings["epsilon"])
+    title = figures.figure_title(figure, data, snakemake.params.settings["epsilon"])
     publish(snakemake, panel, curves.error_against_iteration(panel, title), prefix=prefix)
-publish(snakemake, privgene_figures.eem_vs_em_summary(table, runs), prefix="summary_")
-trace = privgene_figures.dampening_trace(jobs, snakemake.params.settings["algorithm"])
+publish(snakemake, figures.eem_vs_em_summary(table, runs), prefix="summary_")
+trace = figures.dampening_trace(jobs, snakemake.params.settings["algorithm"])
 publish(snakemake, trace, curves.dampening_against_iteration(trace), prefix="trace_")
-publish(snakemake, privgene_figures.dampening_summary(trace), prefix="deltas_")
+publish(snakemake, figures.dampening_summary(trace), prefix="deltas_")

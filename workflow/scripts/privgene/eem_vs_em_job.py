@@ -1,6 +1,6 @@
 from dpreplication.data import tabular
-from dpreplication.replications import privgene
-from dpreplication.workflow import for_each_repetition, start
+from dpreplication.pipeline.jobs import for_each_repetition, start
+from dpreplication.replications.privgene import methods
 
 start(snakemake)
 w, settings = snakemake.wildcards, dict(snakemake.params.settings)
@@ -8,7 +8,7 @@ variants = settings.pop("variants")
 data = tabular.load(snakemake.input.data)
 for_each_repetition(
     snakemake,
-    lambda repetition, variant: privgene.eem_vs_em_job(
+    lambda repetition, variant: methods.eem_vs_em_job(
         data, w.task, variant, repetition, seed=snakemake.params.seed, **settings
     ),
     variant=variants,

@@ -1,10 +1,10 @@
 from dpreplication.data import tabular
-from dpreplication.replications import privgene_gupt_variants
-from dpreplication.workflow import start
+from dpreplication.pipeline.jobs import start
+from dpreplication.replications.privgene import gupt_variants
 
 start(snakemake)
 settings = dict(snakemake.params.settings)
-frame = privgene_gupt_variants.gupt_variants_job(
+frame = gupt_variants.gupt_variants_job(
     tabular.load(snakemake.input.data),
     int(snakemake.wildcards.k),
     seed=snakemake.params.seed,

@@ -1,8 +1,8 @@
 import pandas as pd
 
-from dpreplication.replications import privgene_comparison
-from dpreplication.workflow import publish, start
+from dpreplication.pipeline.jobs import publish, start
+from dpreplication.replications.privgene import comparison
 
 start(snakemake)
 jobs = pd.concat([pd.read_csv(path) for path in snakemake.input.jobs], ignore_index=True)
-publish(snakemake, privgene_comparison.paper_r_summary(jobs))
+publish(snakemake, comparison.paper_r_summary(jobs))

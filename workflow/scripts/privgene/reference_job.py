@@ -1,8 +1,8 @@
 import pandas as pd
 
 from dpreplication.data import tabular
-from dpreplication.replications import privgene
-from dpreplication.workflow import for_each_repetition, start
+from dpreplication.pipeline.jobs import for_each_repetition, start
+from dpreplication.replications.privgene import methods as privgene
 
 start(snakemake)
 settings = dict(snakemake.params.settings)

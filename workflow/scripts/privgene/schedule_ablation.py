@@ -1,8 +1,8 @@
 import pandas as pd
 
+from dpreplication.pipeline.jobs import publish, start
 from dpreplication.plotting import privgene_ablations as plots
-from dpreplication.replications import privgene_ablations
-from dpreplication.workflow import publish, start
+from dpreplication.replications.privgene import ablations as privgene_ablations
 
 start(snakemake)
 jobs = pd.concat(map(pd.read_csv, snakemake.input.jobs), ignore_index=True)

@@ -1,8 +1,8 @@
 import pandas as pd
 
 from dpreplication.data import tabular
-from dpreplication.replications import privgene_ablations
-from dpreplication.workflow import for_each_repetition, start
+from dpreplication.pipeline.jobs import for_each_repetition, start
+from dpreplication.replications.privgene import ablations
 
 start(snakemake)
 w, settings = snakemake.wildcards, dict(snakemake.params.settings)
@@ -10,7 +10,7 @@ tuned = pd.read_csv(snakemake.input.tuned_C).query("chosen").C.iloc[0] if "tuned
 data = tabular.load(snakemake.input.data)
 for_each_repetition(
     snakemake,
-    lambda repetition: privgene_ablations.schedule_ablation_job(
+    lambda repetition: ablations.schedule_ablation_job(
         data,
         w.task,
         repetition,

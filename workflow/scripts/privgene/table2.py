@@ -1,7 +1,7 @@
 from dpreplication.data import tabular
-from dpreplication.replications import privgene_datasets
-from dpreplication.workflow import publish, start
+from dpreplication.pipeline.jobs import publish, start
+from dpreplication.replications.privgene import datasets
 
 start(snakemake)
 data = {item.name: item for item in map(tabular.load, snakemake.input.data)}
-publish(snakemake, privgene_datasets.table2(data))
+publish(snakemake, datasets.table2(data))

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from dpreplication.pipeline.jobs import start
 from dpreplication.scorecard import read_scorecard, summary_page
-from dpreplication.workflow import start
 
 start(snakemake)
 scorecard = pd.concat([read_scorecard(path) for path in snakemake.input if path.endswith(".csv")], ignore_index=True)

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from dpreplication.pipeline.jobs import start
 from dpreplication.scorecard import evaluate_claims, load_registry, paper_page
-from dpreplication.workflow import start
 
 logger = start(snakemake)
 tables = {name: pd.read_csv(path) for name, path in snakemake.input.items() if name not in ("registry", "code")}

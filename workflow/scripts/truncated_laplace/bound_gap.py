@@ -1,6 +1,6 @@
+from dpreplication.pipeline.jobs import publish, start
 from dpreplication.plotting import noise_distributions as plots
-from dpreplication.replications import truncated_laplace_bounds as tl
-from dpreplication.workflow import publish, start
+from dpreplication.replications.truncated_laplace import bounds as tl
 
 start(snakemake)
 data = tl.bound_gap(**snakemake.params.settings)

@@ -1,5 +1,5 @@
-from dpreplication.replications import truncated_laplace_bounds as tl
-from dpreplication.workflow import publish, start
+from dpreplication.pipeline.jobs import publish, start
+from dpreplication.replications.truncated_laplace import bounds as tl
 
 start(snakemake)
 publish(snakemake, tl.bound_kinks(**snakemake.params.settings))

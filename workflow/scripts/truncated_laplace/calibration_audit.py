@@ -1,6 +1,6 @@
 from dpreplication import seeding
-from dpreplication.replications import truncated_laplace_audits as tl
-from dpreplication.workflow import publish, start
+from dpreplication.pipeline.jobs import publish, start
+from dpreplication.replications.truncated_laplace import audits as tl
 
 start(snakemake)
 rng = seeding.generator(snakemake.params.seed, "truncated_laplace", "calibration_audit")

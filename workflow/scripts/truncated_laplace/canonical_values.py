@@ -1,5 +1,5 @@
-from dpreplication.replications import truncated_laplace as tl
-from dpreplication.workflow import publish, start
+from dpreplication.pipeline.jobs import publish, start
+from dpreplication.replications.truncated_laplace import figures as tl
 
 start(snakemake)
 publish(snakemake, tl.canonical_values(**snakemake.params.settings))

@@ -1,7 +1,7 @@
+from dpreplication.pipeline.jobs import publish, start
 from dpreplication.plotting import noise_distributions as plots
-from dpreplication.replications import truncated_laplace_audits as tl
+from dpreplication.replications.truncated_laplace import audits as tl
 from dpreplication.seeding import generator
-from dpreplication.workflow import publish, start
 
 start(snakemake)
 rng = generator(snakemake.params.seed, "truncated_laplace", "monte_carlo")

@@ -1,6 +1,6 @@
+from dpreplication.pipeline.jobs import publish, start
 from dpreplication.plotting import noise_distributions as plots
-from dpreplication.replications import truncated_laplace_audits as tl
-from dpreplication.workflow import publish, start
+from dpreplication.replications.truncated_laplace import audits as tl
 
 start(snakemake)
 data = tl.privacy_audit(**snakemake.params.settings)

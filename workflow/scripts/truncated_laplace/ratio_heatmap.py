@@ -1,6 +1,6 @@
+from dpreplication.pipeline.jobs import publish, start
 from dpreplication.plotting import noise_distributions as plots
-from dpreplication.replications import truncated_laplace as tl
-from dpreplication.workflow import publish, start
+from dpreplication.replications.truncated_laplace import figures as tl
 
 FIGURES = {"amplitude": tl.figure2_amplitude_ratio_heatmap, "power": tl.figure3_power_ratio_heatmap}
 

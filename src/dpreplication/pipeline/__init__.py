@@ -1,0 +1,13 @@
+"""The workflow's machinery: what only the Snakemake pipeline and its tools need, not the science.
+
+* :mod:`~dpreplication.pipeline.config` — the profiles, the schema and the cross-field checks;
+* :mod:`~dpreplication.pipeline.jobs` — a job's start and publish (tables, figures, sidecars);
+* :mod:`~dpreplication.pipeline.provenance` — the sidecars: commit, settings, hashes, calls;
+* :mod:`~dpreplication.pipeline.snakefile` — the one loader of the Snakefile;
+* :mod:`~dpreplication.pipeline.drift`, :mod:`~dpreplication.pipeline.report`,
+  :mod:`~dpreplication.pipeline.environment`, :mod:`~dpreplication.pipeline.cluster_resources`,
+  :mod:`~dpreplication.pipeline.code_graph`, :mod:`~dpreplication.pipeline.figure_map` — the drift
+  references, the HTML report, the pinned environment, SLURM resources and the figure map.
+
+The concept packages (mechanisms, accounting, learning, ...) and the replications never import it.
+"""

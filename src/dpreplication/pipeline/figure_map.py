@@ -1,0 +1,178 @@
+"""Which mechanisms make each published figure and table: ``docs/figures.md``, from the code itself.
+
+For every rule that publishes under ``figures/<paper>/``, the map names its outputs, its script,
+the rules upstream of it (Snakemake's rule graph: the jobs whose files it reads) and the
+functions of the concept packages (:data:`~dpreplication.pipeline.code_graph.CONCEPTS`) that those rules'
+scripts reach in the package's static call graph (:mod:`dpreplication.pipeline.code_graph`) through code
+outside the concept packages: the map lists where the replication code hands over to a
+mechanism, learner, optimiser, accountant or statistical test, not everything beneath. Dispatch
+on a setting is static here, so a row lists every branch (Fig. 5's k-means jobs also list the
+classification fitness functions).
+
+``python -m dpreplication.pipeline.figure_map docs/figures.md`` rewrites the map; a test fails when the
+committed one is stale.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from dpreplication.pipeline.code_graph import CONCEPTS, PACKAGE, call_graph, mechanisms_reached, script_references
+
+PAPERS = {
+    "permute_and_flip": "Permute-and-flip (Ding et al.)",
+    "truncated_laplace": "Truncated Laplacian (Geng et al.)",
+    "darrm": "DaRRM (Jiang, Zhang & Joshi)",
+    "privgene": "PrivGene (Zhang et al.)",
+}
+
+
+@dataclass(frozen=True)
+class MapRow:
+    """One publishing rule: its outputs, script, upstream rules and the mechanisms they reach."""
+
+    paper: str
+    rule: str
+    outputs: tuple[str, ...]
+    script: str
+    upstream: tuple[str, ...]
+    mechanisms: tuple[str, ...]
+
+
+BEHIND_CHECKPOINTS = {
+    "darrm_prediction_data": (
+        "darrm_prediction_teachers",
+        "darrm_prediction_teacher_replicate",
+        "darrm_prediction_teacher_ablation_config",
+    ),
+    "privgene_comparison_plan": ("privgene_comparison_extra_job",),
+}
+"""Checkpoint -> the rules its dependents read from. Snakemake's rule graph cannot show these
+before the checkpoint has run (the inputs are functions of its outputs); a test fails when a
+rule is in neither the rule graph nor this table."""
+
+
+def rule_graph(snakefile: Path) -> dict[str, set[str]]:
+    """Return ``{rule: rules whose outputs it reads}`` from ``snakemake --rulegraph``.
+
+    The rules hidden behind checkpoints (:data:`BEHIND_CHECKPOINTS`) are added to the checkpoints'
+    dependents.
+    """
+    dot = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--rulegraph", "--forceall", "--cores", "1", "--snakefile", str(snakefile)],
+        cwd=Path(snakefile).resolve().parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    labels = dict(re.findall(r'^\s*(\d+)\[label = "([^"]+)"', dot, re.M))
+    parents: dict[str, set[str]] = defaultdict(set)
+    for source, target in re.findall(r"^\s*(\d+) -> (\d+)", dot, re.M):
+        parents[labels[target]].add(labels[source])
+    for checkpoint, hidden in BEHIND_CHECKPOINTS.items():
+        for rule in hidden:
+            parents[rule].add(checkpoint)
+        for rule, sources in list(parents.items()):
+            if checkpoint in sources and rule not in hidden:
+                sources.update(hidden)
+    return parents
+
+
+def _ancestors(rule: str, parents: dict[str, set[str]]) -> set[str]:
+    found, frontier = set(), [rule]
+    while frontier:
+        for parent in parents.get(frontier.pop(), ()):
+            if parent not in found:
+                found.add(parent)
+                frontier.append(parent)
+    return found
+
+
+def figure_map(snakefile: Path) -> list[MapRow]:
+    """One :class:`MapRow` per rule that publishes under ``figures/<paper>/``, in workflow order."""
+    from dpreplication.pipeline.snakefile import load_workflow
+
+    root = Path(snakefile).resolve().parent
+    workflow = load_workflow(snakefile)
+    scripts = {
+        rule.name: Path(rule.snakefile).parent / rule.script for rule in workflow.rules if rule.script is not None
+    }
+    parents = rule_graph(snakefile)
+    graph = call_graph()
+    rows = []
+    for rule in workflow.rules:
+        published = [Path(p) for p in rule.output if Path(p).parts[:1] == ("figures",) and len(Path(p).parts) == 3]
+        if rule.name not in scripts or not published or published[0].parts[1] not in PAPERS:
+            continue
+        chain = [rule.name, *sorted(_ancestors(rule.name, parents) & set(scripts))]
+        start = set().union(*(script_references(scripts[name]) for name in chain))
+        rows.append(
+            MapRow(
+                paper=published[0].parts[1],
+                rule=rule.name,
+                outputs=tuple(sorted({p.stem for p in published if p.suffix in (".png", ".csv")})),
+                script=str(scripts[rule.name].resolve().relative_to(root)),
+                upstream=tuple(chain[1:]),
+                mechanisms=tuple(sorted(mechanisms_reached(start, graph))),
+            )
+        )
+    return rows
+
+
+def _source_link(dotted: str) -> str:
+    parts = dotted.split(".")
+    module, function = parts[:3], ".".join(parts[3:])
+    path = "../src/" + "/".join(module) + ".py"
+    return f"[`{parts[2]}.{function}`]({path})"
+
+
+def render(rows: list[MapRow]) -> str:
+    """Return the map as Markdown: one table per paper, each row a publishing rule."""
+    lines = [
+        "# Figure map: from each published output to the code that makes it",
+        "",
+        "Generated by `python -m dpreplication.pipeline.figure_map docs/figures.md` from the workflow's rule graph",
+        "and the package's static call graph; `tests/test_figure_map.py` fails when it is stale.",
+        "For each rule that publishes under `figures/<paper>/`: its outputs (figures as PNG + CSV,",
+        "tables as CSV + Markdown, each with a JSON provenance sidecar), its script, the rules whose",
+        "files it reads (directly or further up), and the functions of the concept packages",
+        f"({', '.join(f'`{c}`' for c in CONCEPTS)}) that their scripts reach through the",
+        "replication code: where the replication hands over to a mechanism, a learner, an optimiser,",
+        "an accountant or a statistical test (a dispatch on a setting lists every branch).",
+        "Rerun one output with `.venv/bin/snakemake <rule> --forcerun <rule>`.",
+    ]
+    for paper, title in PAPERS.items():
+        lines += [
+            "",
+            f"## {title}",
+            "",
+            "| outputs | rule and script | upstream rules | mechanisms reached |",
+            "|---|---|---|---|",
+        ]
+        for row in (r for r in rows if r.paper == paper):
+            outputs = "<br>".join(f"`{name}`" for name in row.outputs)
+            rule = f"`{row.rule}`<br>[{Path(row.script).name}](../{row.script})"
+            upstream = "<br>".join(f"`{name}`" for name in row.upstream) or "—"
+            mechanisms = "<br>".join(_source_link(name) for name in row.mechanisms) or "—"
+            lines.append(f"| {outputs} | {rule} | {upstream} | {mechanisms} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    """Write the map of the ``Snakefile`` beside ``src/`` to the path given (``docs/figures.md``)."""
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python -m dpreplication.pipeline.figure_map docs/figures.md", file=sys.stderr)
+        return 2
+    snakefile = PACKAGE.parents[1] / "Snakefile"
+    Path(argv[0]).write_text(render(figure_map(snakefile)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

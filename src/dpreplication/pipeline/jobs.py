@@ -1,0 +1,201 @@
+"""Glue between Snakemake scripts and the package: logging, outputs, provenance.
+
+A workflow script is three lines: compute a tidy DataFrame with a package
+function, draw it with a plotting function, and :func:`publish` both. A job rule
+that repeats a computation runs a batch of repetitions (:func:`for_each_repetition`),
+each still seeded by its own repetition index, so the batch size changes no number.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from dpreplication.pipeline.provenance import file_sha256, write_sidecar, write_table
+
+CHECKSUM = ".sha256"
+"""Suffix of an intermediate's checksum record, ``<file>.sha256`` (``sha256sum`` format)."""
+
+
+def start(snakemake) -> logging.Logger:
+    """Send this job's log records (and warnings) to its ``log:`` file; check its inputs' records.
+
+    An input that its job recorded a checksum for (an intermediate's ``<file>.sha256``, or the
+    ``sha256`` of a published output's sidecar) must still have it, else :func:`verify_inputs`
+    stops the job. On success the job records the checksums of its intermediates.
+    """
+    handlers = (
+        [logging.FileHandler(snakemake.log[0], mode="w")] if snakemake.log else [logging.StreamHandler(sys.stderr)]
+    )
+    logging.basicConfig(
+        level=logging.INFO, handlers=handlers, force=True, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    logging.captureWarnings(True)
+    logger = logging.getLogger(snakemake.rule)
+    _log_uncaught_exceptions(logger)
+    verify_inputs(getattr(snakemake, "input", []))
+    atexit.register(_record_on_success, [str(path) for path in getattr(snakemake, "output", [])])
+    logger.info(
+        "settings: %s", dict(snakemake.params.items()) if hasattr(snakemake.params, "items") else snakemake.params
+    )
+    return logger
+
+
+def _log_uncaught_exceptions(logger: logging.Logger) -> None:
+    """Write an exception that ends the job into the job's log too, then let it end the job as usual.
+
+    Snakemake shows stderr, but the log file is what remains.
+    """
+    previous = sys.excepthook
+
+    def hook(kind, value, traceback):
+        _FAILED.append(kind)
+        logger.critical("the job failed", exc_info=(kind, value, traceback))
+        previous(kind, value, traceback)
+
+    sys.excepthook = hook
+
+
+class IntermediateChanged(RuntimeError):
+    """A job's input is not what the job that wrote it recorded."""
+
+
+_FAILED: list = []
+"""Exceptions that ended this job (then no checksum is recorded)."""
+
+
+def is_intermediate(path: str | Path) -> bool:
+    """Whether ``path`` is a job's intermediate: under a ``work`` folder, and not a sidecar or record."""
+    path = Path(path)
+    return "work" in path.parts and path.suffix not in (".json", CHECKSUM)
+
+
+def record_checksums(outputs) -> list[Path]:
+    """Write ``<file>.sha256`` beside each intermediate file of ``outputs``; return the records."""
+    records = []
+    for path in (Path(p) for p in outputs if is_intermediate(p) and Path(p).is_file()):
+        record = path.with_name(path.name + CHECKSUM)
+        record.write_text(f"{file_sha256(path)}  {path.name}\n")
+        records.append(record)
+    return records
+
+
+def _record_on_success(outputs) -> None:
+    if not _FAILED:
+        record_checksums(outputs)
+
+
+def recorded_checksum(path: Path) -> tuple[str, str] | None:
+    """Return ``(sha256, where recorded)`` for ``path``, or None where no job recorded one."""
+    record = path.with_name(path.name + CHECKSUM)
+    if record.is_file():
+        return record.read_text().split()[0], str(record)
+    sidecar = path.with_suffix(".json")
+    if path.suffix != ".json" and sidecar.is_file():
+        digest = json.loads(sidecar.read_text()).get("sha256", {}).get(path.name)
+        if digest:
+            return digest, str(sidecar)
+    return None
+
+
+def verify_inputs(inputs) -> None:
+    """Raise :class:`IntermediateChanged` if an input differs from the checksum its job recorded.
+
+    An intermediate edited by hand after its job wrote it would otherwise reach a figure, whose
+    sidecar would look clean.
+    """
+    for path in (Path(p) for p in inputs if Path(p).is_file()):
+        recorded = recorded_checksum(path)
+        if recorded is not None and (actual := file_sha256(path)) != recorded[0]:
+            raise IntermediateChanged(
+                f"intermediate file {path} changed after the job that wrote it: content SHA256 "
+                f"{actual}, recorded {recorded[0]} in {recorded[1]}; rerun its rule "
+                f"(snakemake --forcerun on that rule, or delete {path})"
+            )
+
+
+def publish(snakemake, data: pd.DataFrame, figure=None, *, prefix: str = "") -> None:
+    """Write a job's table, its figure and their provenance sidecar to the rule's outputs.
+
+    ``data`` goes to ``output.<prefix>csv`` (and ``<prefix>md``, ``<prefix>tex`` where the rule
+    declares them), ``figure`` to ``<prefix>png`` with the parameters it was computed with in its
+    title, and the provenance sidecar to ``<prefix>json``.
+    """
+    output = snakemake.output
+    write_table(data, output[f"{prefix}csv"], output.get(f"{prefix}md"), output.get(f"{prefix}tex"))
+    written = [output[f"{prefix}csv"]]
+    settings, seed = snakemake.params.get("settings"), snakemake.params.get("seed")
+    profile, variant = snakemake.config["profile"], snakemake.config.get("variant", "")
+    if figure is not None:
+        from dpreplication.plotting import parameter_line, save_png, stamp_parameters  # lazy: tables need no matplotlib
+
+        stamp_parameters(figure, parameter_line(settings, seed=seed, profile=profile, variant=variant))
+        written.append(save_png(figure, output[f"{prefix}png"]))
+    written += [output[f"{prefix}{kind}"] for kind in ("md", "tex") if f"{prefix}{kind}" in output.keys()]
+    write_sidecar(
+        output[f"{prefix}json"],
+        settings=settings,
+        seed=seed,
+        profile=profile,
+        variant=variant,
+        outputs=written,
+        rule=snakemake.rule,
+        script=running_script(),
+    )
+    logging.getLogger(snakemake.rule).info("wrote %s", ", ".join(str(Path(w)) for w in written))
+
+
+def running_script() -> str | None:
+    """Return the rule script being run, relative to the working directory (None outside a ``script:`` job).
+
+    Snakemake's preamble points ``__main__.__file__`` at the script it copied.
+    """
+    path = getattr(sys.modules["__main__"], "__file__", None)
+    return None if path is None else os.path.relpath(path)
+
+
+def batch_labels(count: int, size: int) -> list[str]:
+    """``range(count)`` cut into consecutive batches of at most ``size``, labelled ``"first-last"``.
+
+    Both ends are included. The labels are the ``repetitions`` wildcard of a batched job rule.
+
+    Raises
+    ------
+    ValueError
+        Unless ``count >= 0`` and ``size >= 1``.
+    """
+    if count < 0 or size < 1:
+        raise ValueError(f"batch_labels: need count >= 0 and size >= 1, got count={count}, size={size}")
+    return [f"{start}-{min(start + size, count) - 1}" for start in range(0, count, size)]
+
+
+def batch_repetitions(label: str) -> range:
+    """Return the repetitions of a batch label ``"first-last"`` (inverse of :func:`batch_labels`)."""
+    first, last = map(int, label.split("-"))
+    if last < first:
+        raise ValueError(f"batch label {label!r}: the last repetition precedes the first")
+    return range(first, last + 1)
+
+
+def for_each_repetition(snakemake, job: Callable[..., pd.DataFrame], **axes: Sequence) -> None:
+    """Run ``job(repetition, **point)`` for each point of ``axes`` and repetition of the batch.
+
+    The batch is the wildcard ``repetitions``; the rows go to ``output[0]``. ``axes`` (e.g.
+    ``c=[...]`` or ``variant=[...]``) batch parameter values into one job as the label batches
+    repetitions: the points are the product of the axes in the order given, the outer loop;
+    repetitions are the inner one. Each ``job`` call draws from the streams of its own keys, so
+    neither the batch size nor the axes batched change a number, only the job count.
+    """
+    keys = list(axes)
+    points = [dict(zip(keys, values)) for values in itertools.product(*axes.values())]
+    repetitions = batch_repetitions(snakemake.wildcards.repetitions)
+    frames = [job(repetition, **point) for point in points for repetition in repetitions]
+    pd.concat(frames, ignore_index=True).to_csv(snakemake.output[0], index=False)

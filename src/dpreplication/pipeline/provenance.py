@@ -1,0 +1,172 @@
+"""Provenance sidecars and table writers for every published figure and table.
+
+Volatile facts (commit, versions, time) live in a JSON sidecar beside each
+output, never inside image bytes, so PNGs and CSVs stay byte-stable.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import platform
+import subprocess
+from importlib import metadata
+from pathlib import Path
+
+import pandas as pd
+
+from dpreplication.pipeline.config import JOB_ENVIRONMENT
+
+_PACKAGES = ("dpreplication", "numpy", "scipy", "pandas", "matplotlib", "snakemake", "cvxpy", "torch", "opacus")
+
+
+def config_hash(settings) -> str:
+    """SHA256 of the canonical JSON of a figure's settings (its config section)."""
+    canonical = json.dumps(settings, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+SOURCE_TREE = ("src/dpreplication", "workflow", "config", "Snakefile")
+"""What a published output is computed from, besides data and packages."""
+
+
+def _git(*arguments: str, cwd: str | Path = ".") -> str:
+    return subprocess.run(["git", *arguments], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def git_state(cwd: str | Path = ".") -> dict:
+    """``{"commit": HEAD's SHA, "dirty": whether the source tree differs from it}``.
+
+    The commit is ``unknown`` outside git (``dirty`` is then None). Only changes under
+    :data:`SOURCE_TREE` count as dirty, so published outputs written into a clean checkout are
+    recorded as clean.
+    """
+    try:
+        commit = _git("rev-parse", "HEAD", cwd=cwd)
+        dirty = bool(_git("status", "--porcelain", "--untracked-files=no", "--", *SOURCE_TREE, cwd=cwd))
+    except (OSError, subprocess.CalledProcessError):
+        return {"commit": "unknown", "dirty": None}
+    return {"commit": commit, "dirty": dirty}
+
+
+def source_tree_hash(root: str | Path = ".") -> str:
+    """SHA256 over the sorted (path, SHA256 of content) of every file under :data:`SOURCE_TREE` (caches excluded).
+
+    Equal hashes mean the outputs were computed by the same code and config.
+    """
+    root = Path(root)
+    digest = hashlib.sha256()
+    for entry in SOURCE_TREE:
+        base = root / entry
+        files = [base] if base.is_file() else sorted(f for f in base.rglob("*") if f.is_file())
+        for file in files:
+            if "__pycache__" in file.parts or file.suffix == ".pyc":
+                continue
+            digest.update(
+                f"{file.relative_to(root).as_posix()}\0{hashlib.sha256(file.read_bytes()).hexdigest()}\n".encode()
+            )
+    return digest.hexdigest()
+
+
+def package_versions() -> dict[str, str]:
+    """Return ``{package: installed version}`` for the packages a sidecar records; absent ones are left out."""
+    versions = {}
+    for name in _PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+def package_calls(script: str | Path) -> list[str]:
+    """Return the ``dpreplication`` functions a script calls, as dotted names in source order.
+
+    Each is ``module.function``, called through an imported module or as a directly imported
+    function, and listed once.
+    """
+    tree = ast.parse(Path(script).read_text())
+    imported = {
+        alias.asname or alias.name: f"{node.module}.{alias.name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dpreplication")
+        for alias in node.names
+    }
+    calls = []
+    for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset)):
+        function = node.func
+        if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name):
+            name = imported.get(function.value.id) and f"{imported[function.value.id]}.{function.attr}"
+        else:
+            name = imported.get(function.id) if isinstance(function, ast.Name) else None
+        if name and name not in calls:
+            calls.append(name)
+    return calls
+
+
+def file_sha256(path: str | Path) -> str:
+    """Return the SHA256 of a file's bytes as stored (hex).
+
+    As ``dpreplication.data.fetch.file_sha256``, whose gzip-aware ``content_sha256`` this is not;
+    kept here so that a job's bookkeeping does not import the data package.
+    """
+    with open(path, "rb") as stream:
+        return hashlib.file_digest(stream, "sha256").hexdigest()
+
+
+def write_sidecar(
+    path: str | Path,
+    *,
+    settings,
+    seed: int | None,
+    profile: str,
+    outputs,
+    variant: str = "",
+    rule: str | None = None,
+    script: str | Path | None = None,
+) -> Path:
+    """Write ``<output>.json``, the provenance sidecar of an output, and return its path.
+
+    The record holds the rule and script that wrote the output and the package functions the script
+    calls, commit and dirty flag, source-tree hash, profile and variant (the output tree of a run
+    with changed parameters, ``""`` for a profile's own), config hash, seed, settings, the output
+    file names, versions, the machine and the job environment (threads, instruction set) it ran
+    with.
+    """
+    path = Path(path)
+    record = {
+        "rule": rule,
+        "script": None if script is None else Path(script).as_posix(),
+        "calls": [] if script is None else package_calls(script),
+        **git_state(),
+        "source_tree_hash": source_tree_hash(),
+        "profile": profile,
+        "variant": variant,
+        "config_hash": config_hash(settings),
+        "seed": seed,
+        "settings": settings,
+        "outputs": [Path(o).name for o in outputs],
+        "sha256": {Path(o).name: file_sha256(o) for o in outputs if Path(o).is_file()},
+        "python": platform.python_version(),
+        "packages": package_versions(),
+        "machine": platform.machine(),
+        "job_environment": {variable: os.environ.get(variable) for variable in sorted(JOB_ENVIRONMENT)},
+    }
+    path.write_text(json.dumps(record, indent=2, sort_keys=True, default=str) + "\n")
+    return path
+
+
+def write_table(
+    frame: pd.DataFrame,
+    csv_path: str | Path,
+    markdown_path: str | Path | None = None,
+    latex_path: str | Path | None = None,
+) -> None:
+    """Write a tidy table as CSV (full float precision) and optionally as Markdown and LaTeX (6 significant digits)."""
+    frame.to_csv(csv_path, index=False)
+    if markdown_path is not None:
+        Path(markdown_path).write_text(frame.to_markdown(index=False, floatfmt=".6g") + "\n")
+    if latex_path is not None:
+        Path(latex_path).write_text(frame.to_latex(index=False, float_format="%.6g"))
