@@ -1,6 +1,7 @@
 """Batched job rules: a job runs consecutive repetitions, each seeded by its own index, so the
 batch size changes the number of jobs and never a number (issue 16)."""
 
+import itertools
 from types import SimpleNamespace
 
 import numpy as np
@@ -8,8 +9,8 @@ import pandas as pd
 import pytest
 
 from dpreplication.data.tabular import TabularData
-from dpreplication.pipeline.jobs import batch_labels, batch_repetitions, for_each_repetition
-from dpreplication.replications.privgene import methods
+from dpreplication.pipeline.jobs import batch_labels, batch_repetitions, write_rows
+from dpreplication.replications.privgene import jobs
 
 
 def test_batch_labels_cover_every_repetition_once_in_order():
@@ -41,15 +42,23 @@ def toy(n=600, d=3, seed=0):
 
 
 def run_batches(directory, labels, job, **axes):
-    """The rows a batched rule writes for ``labels`` (and ``axes``), concatenated as its
-    aggregation rule reads them."""
+    """The rows a batched rule writes for ``labels`` (and ``axes``: the points are their product,
+    the outer loop; the batch's repetitions the inner one), concatenated as its aggregation rule
+    reads them."""
     directory.mkdir()
+    points = [dict(zip(axes, values)) for values in itertools.product(*axes.values())]
     frames = []
     for label in labels:
         output = directory / f"reps{label}.csv"
-        for_each_repetition(SimpleNamespace(wildcards=SimpleNamespace(repetitions=label), output=[output]), job, **axes)
+        rule = SimpleNamespace(output=[output])
+        write_rows(rule, [job(repetition, **point) for point in points for repetition in batch_repetitions(label)])
         frames.append(pd.read_csv(output))
     return pd.concat(frames, ignore_index=True)
+
+
+def majority(data, repetition, task="lr", epsilon=0.5):
+    job = jobs.reference(task, "Majority", epsilon=epsilon, folds=3)
+    return jobs.run_job(data, job, repetition, seed=7)
 
 
 def test_batch_size_changes_no_number(tmp_path):
@@ -58,7 +67,7 @@ def test_batch_size_changes_no_number(tmp_path):
     data = toy()
 
     def job(repetition):
-        return methods.reference_job(data, "lr", "Majority", repetition, seed=7, epsilon=0.5, folds=3, use_folds=None)
+        return majority(data, repetition)
 
     whole = run_batches(tmp_path / "one_job", batch_labels(4, 4), job)
     halves = run_batches(tmp_path / "two_jobs", batch_labels(4, 2), job)
@@ -77,18 +86,14 @@ def test_a_batch_is_not_a_relabelled_repetition(tmp_path):
     right = run_batches(
         tmp_path / "right",
         labels,
-        lambda r: methods.reference_job(data, "lr", "Majority", r, seed=7, epsilon=0.5, folds=3, use_folds=None),
+        lambda r: majority(data, r),
     )
     wrong = run_batches(
         tmp_path / "wrong",
         labels,
-        lambda r: methods.reference_job(data, "lr", "Majority", 0, seed=7, epsilon=0.5, folds=3, use_folds=None),
+        lambda r: majority(data, 0),
     )
     assert not np.array_equal(right.error.to_numpy(), wrong.error.to_numpy())
-
-
-def majority(data, repetition, task, epsilon):
-    return methods.reference_job(data, task, "Majority", repetition, seed=7, epsilon=epsilon, folds=3, use_folds=None)
 
 
 def test_batched_parameter_values_change_no_number(tmp_path):

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from dpreplication import seeding
+from dpreplication.data.tabular import TabularData
 from dpreplication.learning import models
 from dpreplication.learning.fitness import KMeansFitness, LogisticFitness, SVMFitness, max_pairwise_l1
 from dpreplication.learning.genetic import (
@@ -22,10 +23,10 @@ from dpreplication.learning.genetic import (
     offspring,
     privgene,
 )
-from dpreplication.learning.protocol import cross_validate, fold_indices, mean_confidence_interval, summarise
+from dpreplication.learning.protocol import fold_indices, mean_confidence_interval, repetition_folds, summarise
 from dpreplication.mechanisms import enhanced_exponential as eem
+from dpreplication.replications.privgene import jobs, verified
 from dpreplication.replications.privgene import methods as pg
-from dpreplication.replications.privgene import verified
 
 
 def rng(*keys):
@@ -298,16 +299,11 @@ def test_folds_partition_the_rows_and_are_shared_by_methods():
     for train, test in folds:
         assert np.intersect1d(train, test).size == 0 and train.size + test.size == 103
     x, y, _ = synthetic(103, 2, 8)
-    seen = []
-    frame = cross_validate(
-        x,
-        y,
-        folds,
-        lambda tx, ty, vx, vy, r: seen.append(vx.sum()) or {"error": 0.0},
-        lambda fold: rng("fold", fold),
-        use_folds=[0, 3],
-    )
-    assert list(frame.fold) == [0, 3] and list(frame.n_test) == [len(folds[0][1]), len(folds[3][1])]
+    data = TabularData("toy", x, y, ("a", "b"), "synthetic")
+    job = jobs.reference("lr", "NoPrivacy", epsilon=1.0, folds=5, use_folds=[0, 3])
+    frame = jobs.run_job(data, job, 0, seed=1)
+    shared = repetition_folds(103, 5, 1, pg.PAPER, "toy", 0)
+    assert list(frame.fold) == [0, 3] and list(frame.n_test) == [len(shared[0][1]), len(shared[3][1])]
 
 
 def test_mean_confidence_interval():

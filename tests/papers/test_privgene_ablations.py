@@ -11,7 +11,7 @@ from dpreplication.learning.fitness import LogisticFitness
 from dpreplication.learning.reachable import fit_in_reachable_set, reach_radius
 from dpreplication.replications.privgene import ablations as ab
 from dpreplication.replications.privgene import gupt_variants
-from dpreplication.replications.privgene.comparison import comparison_job, kmeans_job
+from dpreplication.replications.privgene import jobs as privgene_jobs
 
 ALGORITHM = {
     "m": 200,
@@ -100,9 +100,8 @@ def test_schedule_ablation_default_reproduces_the_comparison_job():
     frame = ab.schedule_ablation_job(
         data, "lr", 0, seed=7, epsilon=1.0, algorithm=ALGORITHM, schedules=schedules, folds=5, use_folds=[0, 1]
     )
-    main = comparison_job(
-        data, "lr", "PrivGene", 0, seed=7, epsilons=[1.0], algorithm=ALGORITHM, folds=5, use_folds=[0, 1]
-    )
+    job = privgene_jobs.comparison("lr", "PrivGene", epsilons=[1.0], algorithm=ALGORITHM, use_folds=[0, 1])
+    main = privgene_jobs.run_job(data, job, 0, seed=7)
     default = frame[frame.schedule == "default"].sort_values("fold")
     np.testing.assert_array_equal(default.error.to_numpy(), main.sort_values("fold").error.to_numpy())
     assert frame.noprivacy_error.notna().all()
@@ -126,7 +125,8 @@ def test_gupt_spec_variant_reproduces_fig5_and_clamping_stays_in_the_box():
         data, 3, seed=5, runs=2, epsilon=0.1, variants=variants, algorithm=ALGORITHM, restarts=2, max_iter=50
     )
     for run in range(2):
-        main = kmeans_job(data, 3, "GUPT", run, seed=5, epsilons=[0.1], restarts=2, max_iter=50)
+        job = privgene_jobs.kmeans(3, "GUPT", epsilons=[0.1], restarts=2, max_iter=50)
+        main = privgene_jobs.run_job(data, job, run, seed=5)
         ours = jobs[(jobs.run == run) & (jobs.method == "GUPT spec")].variance.iloc[0]
         assert ours == main.variance.iloc[0]
     summary = gupt_variants.gupt_variants_summary(jobs, variants).set_index("variant")

@@ -13,7 +13,7 @@ from dpreplication.data.tabular import TabularData
 from dpreplication.learning import models
 from dpreplication.learning import objective_perturbation as erm
 from dpreplication.replications.privgene import baseline_checks as checks
-from dpreplication.replications.privgene.methods import reference_job
+from dpreplication.replications.privgene import jobs as privgene_jobs
 from dpreplication.scorecard import evaluate_claims, load_registry
 
 REPO = Path(__file__).resolve().parents[2]
@@ -131,7 +131,12 @@ def test_job_is_deterministic_and_each_point_has_its_stream(jobs):
 def test_table_has_the_intervals_its_claims_read(jobs):
     data, frame = jobs
     references = pd.concat(
-        [reference_job(data, "lr", "NoPrivacy", r, seed=11, epsilon=1.0, folds=5, use_folds=[0, 1]) for r in (0, 1)]
+        [
+            privgene_jobs.run_job(
+                data, privgene_jobs.reference("lr", "NoPrivacy", epsilon=1.0, use_folds=[0, 1]), r, seed=11
+            )
+            for r in (0, 1)
+        ]
     )
     table = checks.baseline_checks_table(frame, references, sweep_epsilon=1.0)
     again = checks.baseline_checks_table(frame, references, sweep_epsilon=1.0)

@@ -1,7 +1,7 @@
 """PrivGene Figs 3–5 wiring: the configured methods and keys against the job functions, the job
 tables of every method on tiny synthetic data, failure reporting, pairing and the figure tables."""
 
-import inspect
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +15,7 @@ from dpreplication.plotting import curves
 from dpreplication.replications.privgene import comparison as pc
 from dpreplication.replications.privgene import comparison_figures as pcf
 from dpreplication.replications.privgene import datasets as privgene_datasets
+from dpreplication.replications.privgene import jobs
 from dpreplication.replications.privgene import methods as pg
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,32 +43,45 @@ def privgene_config(profile):
 
 @pytest.mark.parametrize("profile", ["quick", "default", "paper"])
 def test_configured_methods_and_keys_fit_the_job_functions(profile):
+    """Every configured key is a field of the methods' settings (an unknown key fails to build the
+    job), and every field a baseline reads is configured: none silently keeps its default."""
     config = privgene_config(profile)
     section = config["comparison"]
-    keyword_only = {
-        name for name, p in inspect.signature(pc.linear_method).parameters.items() if p.kind == p.KEYWORD_ONLY
-    }
     used = set()
     for task, methods in section["methods"].items():
-        assert set(methods) <= set(pc.METHODS[task]) and "PrivGene" in methods
-        for method in set(methods) - set(pc.EPSILON_FREE):
+        assert set(methods) <= set(pg.METHODS[task]) and "PrivGene" in methods
+        for method in set(methods) - set(pg.EPSILON_FREE):
             settings = pc.job_settings(section, config["algorithm"], config["protocol"], method)
             assert settings["epsilons"] == section["epsilons"]
-            own = {k: v for k, v in settings.items() if k not in config["protocol"]}
-            inspect.signature(pc.linear_method).bind(task, method, **own)  # TypeError on an unknown key
-            inspect.signature(pc.comparison_job).bind(None, task, method, 0, seed=0, **settings)
-            used |= set(own) - {"epsilons"}
-    assert used == keyword_only, "every keyword of linear_method is configured, and nothing else"
+            job = jobs.comparison(task, method, **settings)  # TypeError on an unknown key
+            assert (job.task.name, job.method, job.folds) == (task, method, config["protocol"]["folds"])
+            used |= set(settings) - {"epsilons", *config["protocol"]}
+    fields = {field.name for field in dataclasses.fields(pg.MethodSettings)}
+    set_by_the_jobs = {"selection", "r_selection", "restarts", "max_iter"}  # PrivGene's variants; k-means keys
+    assert used == fields - set_by_the_jobs, "every baseline setting is configured, and nothing else"
     assert {"gupt_eps_fraction", "erm_lr_regulariser", "erm_svm_regulariser", "erm_huber_h"} <= used
     kmeans = section["kmeans"]
-    assert set(kmeans["methods"]) == set(pc.METHODS["kmeans"]) and set(kmeans["panels"]) <= set(
+    assert set(kmeans["methods"]) == set(pg.METHODS["kmeans"]) and set(kmeans["panels"]) <= set(
         privgene_datasets.DATASETS
     )
     for method in kmeans["methods"]:
-        settings = pc.kmeans_job_settings(section, config["algorithm"], method)
-        inspect.signature(pc.kmeans_job).bind(None, 3, method, 0, seed=0, **settings)
+        jobs.kmeans(3, method, **pc.kmeans_job_settings(section, config["algorithm"], method))
     # claims read rows at the smallest ε, 0.1 and the largest: every profile's grid must have them
     assert {0.05, 0.1, 1.0} <= set(section["epsilons"])
+
+
+def test_an_unknown_setting_fails_to_build_the_job():
+    with pytest.raises(TypeError, match="erm_lr_regulariserr"):
+        jobs.comparison("lr", "PrivateERM", epsilons=[1.0], erm_lr_regulariserr=1e-3)
+
+
+def comparison_job(data, task, method, repetition, **settings):
+    return jobs.run_job(data, jobs.comparison(task, method, **settings), repetition, seed=SEED)
+
+
+def reference_job(data, task, method, repetition):
+    job = jobs.reference(task, method, epsilon=1.0, svm_C=1.0, folds=2)
+    return jobs.run_job(data, job, repetition, seed=SEED)
 
 
 @pytest.fixture(scope="module")
@@ -101,18 +115,14 @@ def settings_for(method):
 @pytest.fixture(scope="module")
 def linear_jobs(classification):
     frames = [
-        pc.comparison_job(classification, task, method, repetition, seed=SEED, **settings_for(method))
+        comparison_job(classification, task, method, repetition, **settings_for(method))
         for task in ("lr", "svm")
-        for method in pc.METHODS[task]
-        if method not in pc.EPSILON_FREE
+        for method in pg.METHODS[task]
+        if method not in pg.EPSILON_FREE
         for repetition in (0, 1)
     ]
     frames += [
-        pg.reference_job(
-            classification, task, "NoPrivacy", repetition, seed=SEED, epsilon=1.0, svm_C=1.0, folds=2, use_folds=None
-        )
-        for task in ("lr", "svm")
-        for repetition in (0, 1)
+        reference_job(classification, task, "NoPrivacy", repetition) for task in ("lr", "svm") for repetition in (0, 1)
     ]
     return frames
 
@@ -138,10 +148,8 @@ def test_all_methods_of_a_repetition_share_the_folds(linear_jobs, classification
 
 def test_a_point_does_not_depend_on_the_rest_of_the_grid(classification):
     for method in ("PrivGene", "GUPT", "PrivateSVM"):
-        full = pc.comparison_job(classification, "svm", method, 0, seed=SEED, **settings_for(method))
-        alone = pc.comparison_job(
-            classification, "svm", method, 0, seed=SEED, **{**settings_for(method), "epsilons": [4.0]}
-        )
+        full = comparison_job(classification, "svm", method, 0, **settings_for(method))
+        alone = comparison_job(classification, "svm", method, 0, **{**settings_for(method), "epsilons": [4.0]})
         assert full[full.epsilon == 4.0].error.tolist() == alone.error.tolist(), method
 
 
@@ -150,7 +158,7 @@ def test_non_convergence_is_reported_and_releases_nothing(classification, monkey
         raise models.ConvergenceError("L-BFGS stopped with max|gradient| 1 > 1e-7")
 
     monkeypatch.setattr(objective_perturbation, "fit_private_erm", fails)
-    frame = pc.comparison_job(classification, "lr", "PrivateERM", 0, seed=SEED, **settings_for("PrivateERM"))
+    frame = comparison_job(classification, "lr", "PrivateERM", 0, **settings_for("PrivateERM"))
     assert frame.error.isna().all() and frame.failure.str.startswith("ConvergenceError").all()
     runs = pcf.comparison_runs(frame)
     figure = pcf.comparison_figure(runs)
@@ -164,9 +172,11 @@ def kmeans_jobs(clusters):
     section = {"epsilons": EPSILONS, "gupt_eps_fraction": 1.0, "kmeans": {"restarts": 2, "max_iter": 50}}
     algorithm = {"m": 20, "c": 0.02, "svm_C": 10, "kmeans_delta_factor": 2}
     return [
-        pc.kmeans_job(clusters, k, method, run, seed=SEED, **pc.kmeans_job_settings(section, algorithm, method))
+        jobs.run_job(
+            clusters, jobs.kmeans(k, method, **pc.kmeans_job_settings(section, algorithm, method)), run, seed=SEED
+        )
         for k in (2, 3)
-        for method in pc.METHODS["kmeans"]
+        for method in pg.METHODS["kmeans"]
         for run in (0, 1)
     ]
 
@@ -186,9 +196,7 @@ def test_only_noprivacy_rows_of_drawn_tasks_and_datasets_join_the_figures(linear
     figures' datasets, for tasks whose series draw NoPrivacy, join the comparison jobs."""
     jobs = pd.concat([f for f in linear_jobs if f.method.iloc[0] != "NoPrivacy"], ignore_index=True)
     references = [
-        pg.reference_job(
-            classification, task, method, repetition, seed=SEED, epsilon=1.0, svm_C=1.0, folds=2, use_folds=None
-        )
+        reference_job(classification, task, method, repetition)
         for task in ("lr", "svm")
         for method in ("NoPrivacy", "Majority")
         for repetition in (0, 1)
@@ -257,7 +265,7 @@ def test_paper_r_ablation_pairs_with_the_main_jobs_and_runs_the_paper_r():
     frame = pc.paper_r_comparison_job(data, "lr", 0, fm=privateerm, **keys)
     for method in ("PrivGene", "FM"):
         settings = privgene if method == "PrivGene" else privateerm
-        main = pc.comparison_job(data, "lr", method, 0, seed=1, epsilons=[0.5, 1.0], **settings)
+        main = jobs.run_job(data, jobs.comparison("lr", method, epsilons=[0.5, 1.0], **settings), 0, seed=1)
         ours = frame[frame.method == method].reset_index(drop=True)
         pd.testing.assert_frame_equal(ours[main.columns], main, check_dtype=False)  # same streams, same numbers
     ablation = frame[frame.method == pc.PAPER_R_METHOD]

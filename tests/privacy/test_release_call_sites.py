@@ -36,6 +36,7 @@ from dpreplication.mechanisms import majority as mj
 from dpreplication.mechanisms import truncated_laplace as tl_mechanism
 from dpreplication.replications.darrm import prediction as dp
 from dpreplication.replications.privgene import comparison as pc
+from dpreplication.replications.privgene import jobs
 from dpreplication.replications.privgene import methods as pg
 from dpreplication.replications.truncated_laplace import audits as tl
 
@@ -147,9 +148,8 @@ RELEASERS = {
 def check_comparison_baseline(task, method, monkeypatch):
     spy = StreamSpy(monkeypatch)
     data = toy_data()
-    frame = pc.comparison_job(
-        data, task, method, 0, seed=1, epsilons=GRID, folds=FOLDS, use_folds=USE_FOLDS, **SETTINGS[method]
-    )
+    job = jobs.comparison(task, method, epsilons=GRID, folds=FOLDS, use_folds=USE_FOLDS, **SETTINGS[method])
+    frame = jobs.run_job(data, job, 0, seed=1)
     assert frame.failure.eq("").all() and sorted(frame.epsilon) == sorted(GRID * len(USE_FOLDS))
     d = data.features.shape[1] + 1
     for row in frame.itertuples():
@@ -187,9 +187,10 @@ def test_comparison_baseline_negative_control(task, method, monkeypatch):
 
 
 def test_reference_majority_job_releases_with_its_epsilon(monkeypatch):
-    """The Majority reference job (privgene.reference_job) behind Figs 2 and 6–7."""
+    """The Majority reference job (:func:`~dpreplication.replications.privgene.jobs.reference`) behind Figs 2 and 6–7."""
     spy = StreamSpy(monkeypatch)
-    frame = pg.reference_job(toy_data(), "lr", "Majority", 0, seed=1, epsilon=0.5, folds=FOLDS, use_folds=USE_FOLDS)
+    job = jobs.reference("lr", "Majority", epsilon=0.5, folds=FOLDS, use_folds=USE_FOLDS)
+    frame = jobs.run_job(toy_data(), job, 0, seed=1)
     for row in frame.itertuples():
         assert_noise(drawn(spy.noise(0.5, 0, row.fold)), expected_noise("lr", "Majority", 0, 0, 0.5), row.fold)
 
@@ -198,7 +199,7 @@ def test_reference_majority_job_releases_with_its_epsilon(monkeypatch):
 
 
 def privgene_audit(monkeypatch) -> PrivGeneAudit:
-    return PrivGeneAudit(monkeypatch, modules=(pg, pc))
+    return PrivGeneAudit(monkeypatch, modules=(pg,))
 
 
 def assert_privgene_runs(audit: PrivGeneAudit, epsilons, frame=None) -> None:
@@ -214,7 +215,7 @@ def assert_privgene_runs(audit: PrivGeneAudit, epsilons, frame=None) -> None:
 
 def doubled_privgene(monkeypatch):
     """A call-site bug: PrivGene receives 2ε from the job (the spy still records what it receives)."""
-    for module in (pg, pc):
+    for module in (pg,):
 
         def doubled(fitness, epsilon, settings, rng, n_iterations=None, spy=module.privgene):
             return spy(fitness, 2 * epsilon, settings, rng, n_iterations)
@@ -224,10 +225,10 @@ def doubled_privgene(monkeypatch):
 
 def run_privgene_job(job: str):
     """``(frame, the ε each PrivGene run must receive)`` of one PrivGene job on tiny data."""
-    data, keys = toy_data(), {"seed": 1, "folds": FOLDS, "use_folds": USE_FOLDS}
+    data, keys = toy_data(), {"folds": FOLDS, "use_folds": USE_FOLDS}
     if job in ("comparison lr", "comparison svm"):
-        frame = pc.comparison_job(data, job.split()[1], "PrivGene", 0, epsilons=GRID, **keys, **SETTINGS["PrivGene"])
-        return frame, GRID * len(USE_FOLDS)
+        spec = jobs.comparison(job.split()[1], "PrivGene", epsilons=GRID, **keys, **SETTINGS["PrivGene"])
+        return jobs.run_job(data, spec, 0, seed=1), GRID * len(USE_FOLDS)
     if job == "paper r":
         settings = {"folds": FOLDS, "use_folds": USE_FOLDS, "algorithm": ALGORITHM}
         frame = pc.paper_r_comparison_job(
@@ -245,13 +246,12 @@ def run_privgene_job(job: str):
     if job == "kmeans":
         points = toy_data(400, 2, 19)
         points = TabularData(name="toy", features=points.features / 2, labels=None, columns=("a", "b"), source="test")
-        frame = pc.kmeans_job(points, 2, "PrivGene", 0, seed=1, epsilons=GRID, algorithm=ALGORITHM)
-        return frame, GRID
+        return jobs.run_job(points, jobs.kmeans(2, "PrivGene", epsilons=GRID, algorithm=ALGORITHM), 0, seed=1), GRID
     if job == "choice of c":
-        frame = pg.choice_of_c_job(data, "svm", 0.05, 0, epsilon=0.5, algorithm=ALGORITHM, **keys)
-        return frame, [0.5] * len(USE_FOLDS)
+        spec = jobs.choice_of_c("svm", 0.05, epsilon=0.5, algorithm=ALGORITHM, **keys)
+        return jobs.run_job(data, spec, 0, seed=1), [0.5] * len(USE_FOLDS)
     variant = job.split()[-1]
-    frame = pg.eem_vs_em_job(data, "lr", variant, 0, epsilon=2.0, algorithm=ALGORITHM, **keys)
+    frame = jobs.run_job(data, jobs.eem_vs_em("lr", variant, epsilon=2.0, algorithm=ALGORITHM, **keys), 0, seed=1)
     return frame.drop_duplicates("fold"), [2.0] * len(USE_FOLDS)
 
 
@@ -285,7 +285,8 @@ def check_kmeans_gupt(monkeypatch, k=2):
     points = toy_data(400, 2, 19).features / 2
     data = TabularData(name="toy", features=points, labels=None, columns=("a", "b"), source="test")
     phi = 0.5
-    frame = pc.kmeans_job(data, k, "GUPT", 0, seed=1, epsilons=GRID, gupt_eps_fraction=phi, restarts=2, max_iter=50)
+    job = jobs.kmeans(k, "GUPT", epsilons=GRID, gupt_eps_fraction=phi, restarts=2, max_iter=50)
+    frame = jobs.run_job(data, job, 0, seed=1)
     blocks = math.floor(len(points) ** 0.4)
     for epsilon in frame.epsilon:  # p = k·dim outputs in [−1, 1]: scale p·2/(ℓ·φ·ε)
         scale = k * points.shape[1] * 2.0 / (blocks * phi * epsilon)

@@ -41,10 +41,10 @@ from dpreplication.replications.darrm import verified as darrm_verified
 from dpreplication.replications.permute_and_flip import exact as permute_and_flip
 from dpreplication.replications.permute_and_flip import sampling
 from dpreplication.replications.privgene import baseline_checks as pbc
-from dpreplication.replications.privgene import comparison as pc
 from dpreplication.replications.privgene import datasets as privgene_datasets
-from dpreplication.replications.privgene import methods as privgene
+from dpreplication.replications.privgene import jobs
 from dpreplication.replications.privgene import verified as privgene_verified
+from dpreplication.replications.privgene.methods import LinearTask
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "workflow" / "scripts"
 ALGORITHM = {
@@ -189,19 +189,12 @@ def folds_site(patch):
 
 
 def privgene_job_site(patch):
-    def run(data="toy", **keys):
-        arguments = {
-            "seed": 1,
-            "figure": "f",
-            "task": "lr",
-            "method_name": "Majority",
-            "parameter": 0.5,
-            "repetition": 0,
-            "folds": 3,
-            "use_folds": None,
-            **keys,
-        }
-        return privgene.run_job(toy_data(data), privgene.majority_method("lr", 0.5), **arguments)
+    """The one-ε jobs (Figs 2, 6–7, the references): one stream per fold, keyed by the parameter."""
+
+    def run(data="toy", figure="f", task="lr", method="Majority", parameter=0.5, repetition=0, seed=1):
+        job = jobs.Job(figure, LinearTask(task), "Majority", (0.5,), label=method, parameter=(parameter,),
+                       epsilon_keyed=False, folds=3)  # fmt: skip
+        return jobs.run_job(toy_data(data), job, repetition, seed=seed)
 
     return Site(
         run,
@@ -212,7 +205,7 @@ def privgene_job_site(patch):
             "figure": {"figure": "g"},
             "dataset": {"data": "other"},
             "task": {"task": "svm"},
-            "method": {"method_name": "M2"},
+            "method": {"method": "M2"},
             "parameter": {"parameter": 1.0},
             "repetition": {"repetition": 1},
             "fold": None,
@@ -224,7 +217,9 @@ def privgene_job_site(patch):
 
 def comparison_site(patch):
     run = with_defaults(
-        lambda data, **keys: pc.comparison_job(toy_data(data), **keys),
+        lambda data, task, method, repetition, seed, **keys: jobs.run_job(
+            toy_data(data), jobs.comparison(task, method, **keys), repetition, seed=seed
+        ),
         data="toy",
         task="lr",
         method="PrivateERM",
@@ -289,7 +284,9 @@ def baseline_checks_site(patch):
 
 def kmeans_site(patch):
     run = with_defaults(
-        lambda data, **keys: pc.kmeans_job(toy_data(data, 120), **keys),
+        lambda data, k, method, run, seed, **keys: jobs.run_job(
+            toy_data(data, 120), jobs.kmeans(k, method, **keys), run, seed=seed
+        ),
         data="toy",
         k=2,
         method="PrivGene",
@@ -757,8 +754,7 @@ def test_every_call_site_is_covered():
     }
     covered = {
         "learning/protocol",
-        "replications/privgene/methods",
-        "replications/privgene/comparison",
+        "replications/privgene/jobs",
         "replications/privgene/baseline_checks",
         "replications/privgene/verified",
         "replications/privgene/datasets",

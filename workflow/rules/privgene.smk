@@ -8,9 +8,11 @@ WORK; an aggregation rule per figure publishes it."""
 
 PG = "privgene"
 PG_JOB_CODE = code_inputs("data", "learning/fitness.py", "learning/genetic.py", "learning/protocol.py",
-                          "learning/models.py", "mechanisms/selection.py", "mechanisms/selection_sampling.py",
+                          "learning/models.py", "learning/functional_mechanism.py", "learning/objective_perturbation.py",
+                          "learning/output_perturbation.py", "learning/sample_and_aggregate.py",
+                          "mechanisms/selection.py", "mechanisms/selection_sampling.py",
                           "mechanisms/enhanced_exponential.py", "mechanisms/additive.py", "replications/privgene/methods.py",
-                          "replications/privgene/datasets.py", plots=False)
+                          "replications/privgene/jobs.py", "replications/privgene/datasets.py", plots=False)
 """What the (many, costly) jobs run; the aggregation rules also depend on the figure-table module."""
 PG_CODE = sorted(set(PG_JOB_CODE) | set(code_inputs("replications/privgene/figures.py", "statistics/intervals.py")))
 PG_WORK = f"{WORK}/{PG}"
@@ -199,9 +201,7 @@ for _rule in (rules.privgene_table2, rules.privgene_choice_of_c, rules.privgene_
 
 
 # ---------------------------------------------------------------- Figs 3–5: PrivGene against the baselines
-PGC_JOB_CODE = sorted(set(PG_JOB_CODE) | set(code_inputs(
-    "learning/functional_mechanism.py", "learning/objective_perturbation.py", "learning/output_perturbation.py",
-    "learning/sample_and_aggregate.py", "replications/privgene/comparison.py", plots=False)))
+PGC_JOB_CODE = sorted(set(PG_JOB_CODE) | set(code_inputs("replications/privgene/comparison.py", plots=False)))
 PGC_CODE = sorted(set(PGC_JOB_CODE) | set(code_inputs("replications/privgene/comparison_figures.py", "statistics/intervals.py")))
 
 

@@ -1,16 +1,14 @@
-"""Evaluation protocol: repeated k-fold cross-validation and mean ± 95 % CI aggregation.
+"""Evaluation protocol: repeated k-fold splits and mean ± 95 % CI aggregation (PrivGene spec §4).
 
-Method-agnostic (PrivGene spec §4): one *job* is (dataset, task, method, ε, repetition);
-it evaluates one method on every fold of one repetition and returns one row per fold
-(and per extra key the method reports, e.g. the iteration of a trace). The folds of a
-repetition come from a random permutation seeded by (dataset, repetition) only, so every
-method and every ε of that repetition sees the same splits and comparisons are paired.
-Each (fold, method, ε, …) gets its own generator from :func:`dpreplication.seeding.generator`.
+The folds of a repetition come from a random permutation seeded by (dataset, repetition) only,
+so every method and every ε of that repetition sees the same splits and comparisons are paired.
+The jobs that run methods on them are the replications' (e.g.
+:func:`dpreplication.replications.privgene.jobs.run_job`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -35,38 +33,6 @@ def fold_indices(n: int, n_folds: int, rng: np.random.Generator) -> list[tuple[n
 def repetition_folds(n: int, n_folds: int, seed: int, paper: str, dataset: str, repetition: int):
     """Return the shared folds of one repetition: seeded by ``(paper, "folds", dataset, repetition)`` only."""
     return fold_indices(n, n_folds, seeding.generator(seed, paper, "folds", dataset, repetition))
-
-
-def cross_validate(
-    features: np.ndarray,
-    labels: np.ndarray | None,
-    folds: Sequence[tuple[np.ndarray, np.ndarray]],
-    method: Callable[..., dict | pd.DataFrame],
-    rng_for_fold: Callable[[int], np.random.Generator],
-    use_folds: Sequence[int] | None = None,
-) -> pd.DataFrame:
-    """Evaluate ``method`` on the chosen folds; one row (or several) per fold.
-
-    ``method(train_x, train_y, test_x, test_y, rng)`` returns a dict of scalars (one
-    row) or a DataFrame (several rows, e.g. one per iteration). Columns ``fold``,
-    ``n_train`` and ``n_test`` are added. ``use_folds`` selects fold numbers (default all).
-    """
-    frames = []
-    for fold in range(len(folds)) if use_folds is None else use_folds:
-        train, test = folds[fold]
-        result = method(
-            features[train],
-            None if labels is None else labels[train],
-            features[test],
-            None if labels is None else labels[test],
-            rng_for_fold(fold),
-        )
-        frame = pd.DataFrame([result]) if isinstance(result, dict) else result.reset_index(drop=True)
-        frame.insert(0, "fold", fold)
-        frame.insert(1, "n_train", len(train))
-        frame.insert(2, "n_test", len(test))
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
 
 
 def mean_confidence_interval(values, confidence: float = 0.95) -> dict[str, float]:

@@ -3,7 +3,7 @@
 Both graphs are read from the source with :mod:`ast`, without importing anything. Imports are
 followed through the subpackages' lazy exports (``_EXPORTS`` in their ``__init__``) to the module
 that defines a name. A call-graph edge is any reference to a package function or class: a call, or
-a function passed as a value (e.g. a job handed to ``workflow.for_each_repetition``). Used by the
+a function passed as a value (e.g. a method in a dispatch table). Used by the
 figure map (:mod:`dpreplication.pipeline.figure_map`) and by the test that each rule's code inputs cover
 its script's imports.
 """

@@ -2,19 +2,19 @@
 
 A workflow script is three lines: compute a tidy DataFrame with a package
 function, draw it with a plotting function, and :func:`publish` both. A job rule
-that repeats a computation runs a batch of repetitions (:func:`for_each_repetition`),
-each still seeded by its own repetition index, so the batch size changes no number.
+that repeats a computation runs a batch of repetitions (:func:`batch_repetitions`) and writes
+their rows (:func:`write_rows`), each still seeded by its own repetition index, so the batch size
+changes no number.
 """
 
 from __future__ import annotations
 
 import atexit
-import itertools
 import json
 import logging
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -185,17 +185,11 @@ def batch_repetitions(label: str) -> range:
     return range(first, last + 1)
 
 
-def for_each_repetition(snakemake, job: Callable[..., pd.DataFrame], **axes: Sequence) -> None:
-    """Run ``job(repetition, **point)`` for each point of ``axes`` and repetition of the batch.
+def write_rows(snakemake, frames: Sequence[pd.DataFrame]) -> None:
+    """Write a batched job's rows, concatenated in order, to ``output[0]``.
 
-    The batch is the wildcard ``repetitions``; the rows go to ``output[0]``. ``axes`` (e.g.
-    ``c=[...]`` or ``variant=[...]``) batch parameter values into one job as the label batches
-    repetitions: the points are the product of the axes in the order given, the outer loop;
-    repetitions are the inner one. Each ``job`` call draws from the streams of its own keys, so
-    neither the batch size nor the axes batched change a number, only the job count.
+    A batched job (wildcard ``repetitions``, :func:`batch_repetitions`) runs each repetition of its
+    batch (and each point of any parameter it batches) from the streams of its own keys, so neither
+    the batch size nor the parameters batched change a number, only the job count.
     """
-    keys = list(axes)
-    points = [dict(zip(keys, values)) for values in itertools.product(*axes.values())]
-    repetitions = batch_repetitions(snakemake.wildcards.repetitions)
-    frames = [job(repetition, **point) for point in points for repetition in repetitions]
     pd.concat(frames, ignore_index=True).to_csv(snakemake.output[0], index=False)

@@ -10,7 +10,7 @@ spent (each method's measured cost of one repetition of one cell), so the plan i
 function of the first-stage tables and the configuration.
 
 A second-stage repetition of a cell runs the same job on the same seeded streams as a first-stage
-one would (:func:`~dpreplication.replications.privgene.comparison.comparison_job` at one ε), so a
+one would (:func:`~dpreplication.replications.privgene.jobs.comparison` at one ε), so a
 rerun gives the same numbers and a profile with more first-stage repetitions agrees on the runs
 they share. Deciding where to add runs from the first look's intervals is a two-look sequential
 design: a verdict's error rate can reach about twice its single-look 5 %, which the scorecard page
@@ -24,7 +24,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from dpreplication.replications.privgene.comparison import EPSILON_FREE
+from dpreplication.replications.privgene.methods import EPSILON_FREE
 from dpreplication.scorecard.claims import Claim
 from dpreplication.scorecard.uncertainty import runs_to_resolve
 

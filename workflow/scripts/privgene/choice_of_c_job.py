@@ -1,13 +1,16 @@
 from dpreplication.data import tabular
-from dpreplication.pipeline.jobs import for_each_repetition, start
-from dpreplication.replications.privgene import methods
+from dpreplication.pipeline.jobs import batch_repetitions, start, write_rows
+from dpreplication.replications.privgene import jobs
 
 start(snakemake)
-w, settings = snakemake.wildcards, dict(snakemake.params.settings)
+w, settings, seed = snakemake.wildcards, dict(snakemake.params.settings), snakemake.params.seed
 c_grid = settings.pop("c_grid")
 data = tabular.load(snakemake.input.data)
-for_each_repetition(
+write_rows(
     snakemake,
-    lambda repetition, c: methods.choice_of_c_job(data, w.task, c, repetition, seed=snakemake.params.seed, **settings),
-    c=c_grid,
+    [
+        jobs.run_job(data, jobs.choice_of_c(w.task, c, **settings), repetition, seed=seed)
+        for c in c_grid
+        for repetition in batch_repetitions(w.repetitions)
+    ],
 )

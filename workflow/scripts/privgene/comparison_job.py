@@ -1,14 +1,15 @@
 from dpreplication.data import tabular
-from dpreplication.pipeline.jobs import for_each_repetition, start
-from dpreplication.replications.privgene import comparison
+from dpreplication.pipeline.jobs import batch_repetitions, start, write_rows
+from dpreplication.replications.privgene import jobs
 
 start(snakemake)
-w, settings = snakemake.wildcards, snakemake.params.settings
+w, settings, seed = snakemake.wildcards, snakemake.params.settings, snakemake.params.seed
 data = tabular.load(snakemake.input.data)
-for_each_repetition(
+write_rows(
     snakemake,
-    lambda repetition, method: comparison.comparison_job(
-        data, w.task, method, repetition, seed=snakemake.params.seed, **settings[method]
-    ),
-    method=list(settings),
+    [
+        jobs.run_job(data, jobs.comparison(w.task, method, **settings[method]), repetition, seed=seed)
+        for method in settings
+        for repetition in batch_repetitions(w.repetitions)
+    ],
 )

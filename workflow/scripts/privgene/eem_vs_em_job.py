@@ -1,15 +1,16 @@
 from dpreplication.data import tabular
-from dpreplication.pipeline.jobs import for_each_repetition, start
-from dpreplication.replications.privgene import methods
+from dpreplication.pipeline.jobs import batch_repetitions, start, write_rows
+from dpreplication.replications.privgene import jobs
 
 start(snakemake)
-w, settings = snakemake.wildcards, dict(snakemake.params.settings)
+w, settings, seed = snakemake.wildcards, dict(snakemake.params.settings), snakemake.params.seed
 variants = settings.pop("variants")
 data = tabular.load(snakemake.input.data)
-for_each_repetition(
+write_rows(
     snakemake,
-    lambda repetition, variant: methods.eem_vs_em_job(
-        data, w.task, variant, repetition, seed=snakemake.params.seed, **settings
-    ),
-    variant=variants,
+    [
+        jobs.run_job(data, jobs.eem_vs_em(w.task, variant, **settings), repetition, seed=seed)
+        for variant in variants
+        for repetition in batch_repetitions(w.repetitions)
+    ],
 )

@@ -1,15 +1,16 @@
 from dpreplication.data import tabular
-from dpreplication.pipeline.jobs import for_each_repetition, start
+from dpreplication.pipeline.jobs import batch_repetitions, start, write_rows
 from dpreplication.replications.privgene import comparison
 
 start(snakemake)
-settings = dict(snakemake.params.settings)
+settings, seed = dict(snakemake.params.settings), snakemake.params.seed
 tasks = settings.pop("tasks")
 data = tabular.load(snakemake.input.data)
-for_each_repetition(
+write_rows(
     snakemake,
-    lambda repetition, task: comparison.paper_r_comparison_job(
-        data, task, repetition, seed=snakemake.params.seed, **settings
-    ),
-    task=tasks,
+    [
+        comparison.paper_r_comparison_job(data, task, repetition, seed=seed, **settings)
+        for task in tasks
+        for repetition in batch_repetitions(snakemake.wildcards.repetitions)
+    ],
 )

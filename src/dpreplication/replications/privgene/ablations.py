@@ -25,15 +25,9 @@ from dpreplication.learning.fitness import LinearFitness
 from dpreplication.learning.genetic import iterations
 from dpreplication.learning.protocol import mean_confidence_interval, repetition_folds
 from dpreplication.learning.reachable import fit_in_reachable_set, reach_radius
-from dpreplication.replications.privgene.comparison import comparison_job
+from dpreplication.replications.privgene import PAPER, jobs
 from dpreplication.replications.privgene.figures import choice_of_c, choice_of_c_summary
-from dpreplication.replications.privgene.methods import (
-    PAPER,
-    choice_of_c_job,
-    reference_job,
-    task_labels,
-    training_size,
-)
+from dpreplication.replications.privgene.methods import task_labels, training_size
 
 # =========================================================================== (a) reachable set
 
@@ -45,9 +39,8 @@ def noprivacy_on_folds(
     data, task: str, repetition: int, *, seed: int, svm_C: float | None, folds: int, use_folds
 ) -> pd.Series:
     """NoPrivacy's test error per fold of ``repetition`` (the reference job of Figs 3–4, same folds)."""
-    frame = reference_job(
-        data, task, "NoPrivacy", repetition, seed=seed, epsilon=1.0, svm_C=svm_C, folds=folds, use_folds=use_folds
-    )
+    job = jobs.reference(task, "NoPrivacy", epsilon=1.0, svm_C=svm_C, folds=folds, use_folds=use_folds)
+    frame = jobs.run_job(data, job, repetition, seed=seed)
     return frame.set_index("fold").error
 
 
@@ -96,19 +89,10 @@ def reachable_set_table(
                     use_folds=use_folds,
                 ).mean()
             )
-            privgene_error = float(
-                comparison_job(
-                    item,
-                    task,
-                    "PrivGene",
-                    0,
-                    seed=seed,
-                    epsilons=[epsilon],
-                    algorithm=algorithm,
-                    folds=folds,
-                    use_folds=use_folds,
-                ).error.mean()
+            job = jobs.comparison(
+                task, "PrivGene", epsilons=[epsilon], algorithm=algorithm, folds=folds, use_folds=use_folds
             )
+            privgene_error = float(jobs.run_job(item, job, 0, seed=seed).error.mean())
             privgene_gap = privgene_error - noprivacy
             for setting in REACH_SETTINGS:
                 r = r_of[setting]
@@ -172,7 +156,7 @@ def schedule_ablation_job(
     """PrivGene (EEM, m' = 1) at ``ε`` with each mutation schedule of ``schedules``.
 
     On the Figs 3–4 PrivGene job's folds and streams. Columns of
-    :func:`~dpreplication.replications.privgene.comparison.comparison_job` plus ``schedule``,
+    :func:`~dpreplication.replications.privgene.jobs.run_job` plus ``schedule``,
     ``radius`` (the ℓ1 reach of the schedule in r selections) and ``noprivacy_error`` (NoPrivacy on
     the same fold; SVM with the tuned ``svm_C``).
 
@@ -190,17 +174,8 @@ def schedule_ablation_job(
         if change.get("max_iterations") is not None and r > change["max_iterations"]:
             r = int(change["max_iterations"])
             changed["c"] = r / (n_train * epsilon)
-        frame = comparison_job(
-            data,
-            task,
-            "PrivGene",
-            repetition,
-            seed=seed,
-            epsilons=[epsilon],
-            algorithm=changed,
-            folds=folds,
-            use_folds=use_folds,
-        )
+        job = jobs.comparison(task, "PrivGene", epsilons=[epsilon], algorithm=changed, folds=folds, use_folds=use_folds)
+        frame = jobs.run_job(data, job, repetition, seed=seed)
         if not (frame.r == r).all():
             raise ValueError(f"{data.name} {name}: r = {sorted(set(frame.r))}, expected {r}")
         radius = reach_radius(
@@ -269,20 +244,15 @@ def choice_of_c_epsilon_job(
 ) -> pd.DataFrame:
     """Run the Fig. 2 job at each ε of ``epsilons``.
 
-    The job is :func:`~dpreplication.replications.privgene.methods.choice_of_c_job`, with the same streams.
+    The job is :func:`~dpreplication.replications.privgene.jobs.choice_of_c`, with the same streams.
     """
     return pd.concat(
         [
-            choice_of_c_job(
+            jobs.run_job(
                 data,
-                task,
-                c,
+                jobs.choice_of_c(task, c, epsilon=float(e), algorithm=algorithm, folds=folds, use_folds=use_folds),
                 repetition,
                 seed=seed,
-                epsilon=float(e),
-                algorithm=algorithm,
-                folds=folds,
-                use_folds=use_folds,
             )
             for e in epsilons
         ],

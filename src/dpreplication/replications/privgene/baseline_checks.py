@@ -34,8 +34,9 @@ import pandas as pd
 from dpreplication import seeding
 from dpreplication.data import tabular
 from dpreplication.learning import models, objective_perturbation
-from dpreplication.learning.protocol import cross_validate, mean_confidence_interval, repetition_folds
-from dpreplication.replications.privgene.methods import PAPER, task_labels, with_key_columns
+from dpreplication.learning.protocol import mean_confidence_interval, repetition_folds
+from dpreplication.replications.privgene import PAPER
+from dpreplication.replications.privgene.methods import task_labels, with_key_columns
 from dpreplication.tables import DATA_STATUS_COLUMN
 
 FIGURE = "baseline_checks"
@@ -138,10 +139,12 @@ def baseline_checks_job(
     why not computed, e.g. the library is absent).
     """
     points = job_points(epsilons, regulariser, sweep_epsilon, sweep_regularisers)
-
-    def run(train_x, train_y, test_x, test_y, fold):
-        y_pm, truth = task_labels("svm", train_y), task_labels(TASK, test_y)
-        rows = []
+    splits = repetition_folds(len(data.features), folds, seed, PAPER, data.name, repetition)
+    rows = []
+    for fold in range(folds) if use_folds is None else use_folds:
+        train, test = splits[fold]
+        train_x, train_y, test_x = data.features[train], data.labels[train], data.features[test]
+        y_pm, truth = task_labels("svm", train_y), task_labels(TASK, data.labels[test])
         for method, lam, epsilon in points:
             stream = seeding.generator(seed, PAPER, FIGURE, data.name, TASK, method, lam, repetition, fold, epsilon)
             error, failure, status = np.nan, "", ""
@@ -158,11 +161,9 @@ def baseline_checks_job(
                 failure = f"{type(problem).__name__}: {problem}"
             except ImportError as problem:
                 status = f"missing: diffprivlib is not installed ({problem})"
-            rows.append((method, lam, epsilon, error, failure, status))
-        return pd.DataFrame(rows, columns=["method", "regulariser", "epsilon", "error", "failure", DATA_STATUS_COLUMN])
-
-    splits = repetition_folds(len(data.features), folds, seed, PAPER, data.name, repetition)
-    frame = cross_validate(data.features, data.labels, splits, run, lambda fold: fold, use_folds)
+            rows.append((fold, len(train), len(test), method, lam, epsilon, error, failure, status))
+    columns = ["fold", "n_train", "n_test", "method", "regulariser", "epsilon", "error", "failure", DATA_STATUS_COLUMN]
+    frame = pd.DataFrame(rows, columns=columns)
     frame = with_key_columns(frame, dataset=data.name, task=TASK, repetition=repetition)
     order = ["dataset", "task", "method", "regulariser", "epsilon", "repetition", "fold", "n_train", "n_test"]
     return frame[order + ["error", "failure", DATA_STATUS_COLUMN]]

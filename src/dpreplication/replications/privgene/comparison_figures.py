@@ -15,8 +15,8 @@ import pandas as pd
 
 from dpreplication.data import tabular
 from dpreplication.learning.protocol import mean_confidence_interval, summarise
-from dpreplication.replications.privgene.comparison import EPSILON_FREE, METHOD_ORDER
 from dpreplication.replications.privgene.datasets import DATASETS
+from dpreplication.replications.privgene.methods import EPSILON_FREE, METHOD_ORDER
 from dpreplication.statistics.intervals import abs_bounds, log_ratio_interval, with_interval
 
 FIGURES = {

@@ -18,7 +18,7 @@ import pandas as pd
 from dpreplication import seeding
 from dpreplication.data import tabular
 from dpreplication.data.fetch import verified
-from dpreplication.replications.privgene.methods import PAPER
+from dpreplication.replications.privgene import PAPER
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """PrivGene figure tables: Fig. 2, Figs 6–7, the Δ traces and the reference levels (spec ``privgene.md`` §5, §9).
 
-The job tables of :mod:`dpreplication.replications.privgene.methods` aggregated into these figures and
+The job tables of :mod:`dpreplication.replications.privgene.jobs` aggregated into these figures and
 tables (mean ± 95 % CI). The spec's exact numbers and the exact EEM privacy audits are
 :mod:`dpreplication.replications.privgene.verified`.
 
@@ -14,8 +14,9 @@ import pandas as pd
 
 from dpreplication.data import tabular
 from dpreplication.learning.protocol import mean_confidence_interval, summarise
+from dpreplication.replications.privgene import jobs
 from dpreplication.replications.privgene.datasets import DATASETS
-from dpreplication.replications.privgene.methods import eem_vs_em_job, training_size
+from dpreplication.replications.privgene.methods import training_size
 from dpreplication.statistics.intervals import with_interval
 
 # =========================================================================== figure tables
@@ -122,17 +123,9 @@ def paper_r_job(
     method is labelled ``"<variant>, r=<paper_r>"``.
     """
     c = paper_r / (training_size(len(data.features), folds) * epsilon)
-    frame = eem_vs_em_job(
-        data,
-        task,
-        variant,
-        repetition,
-        seed=seed,
-        epsilon=epsilon,
-        algorithm={**algorithm, "c": c},
-        folds=folds,
-        use_folds=use_folds,
-    )
+    job = jobs.eem_vs_em(task, variant, epsilon=epsilon, algorithm={**algorithm, "c": c}, folds=folds,
+                         use_folds=use_folds)  # fmt: skip
+    frame = jobs.run_job(data, job, repetition, seed=seed)
     if not (frame.r == paper_r).all():
         raise ValueError(f"{data.name}: rescaled c gives r = {sorted(set(frame.r))}, not {paper_r}")
     return frame.assign(method=f"{variant}, r={paper_r}")

@@ -13,12 +13,11 @@ import numpy as np
 import pandas as pd
 
 from dpreplication.data import tabular
-from dpreplication.learning import models
 from dpreplication.learning import sample_and_aggregate as gupt
 from dpreplication.learning.genetic import privgene
 from dpreplication.learning.gupt_loose import gupt_loose_aggregate
-from dpreplication.replications.privgene.comparison import KMEANS_SELECTION, job_streams, kmeans_task
-from dpreplication.replications.privgene.methods import algorithm_settings, make_fitness
+from dpreplication.replications.privgene.jobs import job_streams
+from dpreplication.replications.privgene.methods import KMEANS_SELECTION, KMeansTask, algorithm_settings
 from dpreplication.statistics.intervals import log_ratio_interval
 
 
@@ -49,18 +48,16 @@ def gupt_variants_job(
     variants : dict of str to dict
         Name → ``eps_fraction``, ``clamp_output``, ``range`` (``given``: [-1, 1]; ``estimated``).
     """
-    points, task = data.features, kmeans_task(k)
-    fitness = make_fitness("kmeans", points, None, k=k, kmeans_delta_factor=algorithm["kmeans_delta_factor"])
+    points, task = data.features, KMeansTask(k)
+    fitness = task.fitness(points, None, algorithm)
     settings = algorithm_settings(algorithm, **KMEANS_SELECTION)
-
-    def variance(omega) -> float:
-        return models.intra_cluster_variance(points, np.asarray(omega).reshape(k, points.shape[1]))
 
     rows = []
     for run in range(runs):
-        streams = job_streams(seed, "kmeans", data.name, task, "PrivGene", run)(0)
-        rows.append((run, "PrivGene", variance(privgene(fitness, epsilon, settings, streams(epsilon)).omega)))
-        streams = job_streams(seed, "kmeans", data.name, task, "GUPT", run)(0)
+        streams = job_streams(seed, "kmeans", data.name, task.name, "PrivGene", run, 0)
+        omega = privgene(fitness, epsilon, settings, streams(epsilon)).omega
+        rows.append((run, "PrivGene", task.score(points, None, omega)))
+        streams = job_streams(seed, "kmeans", data.name, task.name, "GUPT", run, 0)
         generator = streams("partition")
         blocks = gupt.gupt_partition(len(points), generator)
         outputs = gupt.kmeans_block_outputs(points, blocks, k, generator, restarts, max_iter)
@@ -80,9 +77,9 @@ def gupt_variants_job(
                 )
             if variant["clamp_output"]:  # post-processing: the same guarantee
                 centres = np.clip(centres, *gupt.CENTRE_RANGE)
-            rows.append((run, f"GUPT {name}", variance(centres)))
+            rows.append((run, f"GUPT {name}", task.score(points, None, centres)))
     frame = pd.DataFrame(rows, columns=["run", "method", "variance"])
-    return frame.assign(dataset=data.name, task=task, k=k, epsilon=epsilon)[
+    return frame.assign(dataset=data.name, task=task.name, k=k, epsilon=epsilon)[
         ["dataset", "task", "k", "run", "method", "epsilon", "variance"]
     ]
 

@@ -1,42 +1,58 @@
-"""PrivGene (Zhang, Xiao, Yang, Zhang & Winslett, SIGMOD 2013): the methods and the jobs behind the figures.
+"""PrivGene (Zhang, Xiao, Yang, Zhang & Winslett, SIGMOD 2013): the tasks and the methods of Figs 2–7.
 
-Replication spec ``shared/specs/privgene.md``. Composes the package:
+Replication spec ``shared/specs/privgene.md``. A *task* fixes the labels, the fitness and how a
+released model is scored; a *method* is two plain functions, looked up by name:
 
-* data — :mod:`dpreplication.replications.privgene.datasets` encodes the six datasets (Table 2,
-  with their substitutes) through :mod:`dpreplication.data.tabular` and scales them to ``[-1, 1]``;
-* fitting — :func:`dpreplication.learning.genetic.privgene` on the fitness functions of
-  :mod:`dpreplication.learning.fitness`, selecting with the enhanced exponential mechanism;
-* reference fits — NoPrivacy and Majority from :mod:`dpreplication.learning.models`;
-* protocol — repeated 5-fold cross-validation of :mod:`dpreplication.learning.protocol`.
+* ``prepare(task, x, y, settings, streams) -> state`` — what does not depend on ε, computed once
+  per training fold: PrivGene's fitness, PrivateSVM's non-private weights, GUPT's partition and
+  block fits (drawn from ``streams("partition")``), NoPrivacy's fit;
+* ``release(state, ε, rng) -> Release`` — the ε-DP output on that fold (NoPrivacy: its fit).
 
-A *job* (one Snakemake job) is one (dataset, task, method, ε or c, repetition): it runs the
-method on the folds of that repetition and returns one row per fold (per fold and
-iteration for traces); :mod:`dpreplication.replications.privgene.figures` turns the
-concatenated job tables into the tidy figure tables (mean ± 95 % CI). Every random step draws from
-``seeding.generator(seed, "privgene", figure, dataset, task, method, ε or c, repetition, fold)``;
-the folds from ``(seed, "privgene", "folds", dataset, repetition)`` only.
+The methods compose the package: :func:`dpreplication.learning.genetic.privgene` (selecting with
+the enhanced exponential mechanism) on :mod:`dpreplication.learning.fitness`, and the baselines of
+:mod:`dpreplication.learning` (spec §3). The jobs that run them over folds, repetitions and ε are
+:mod:`dpreplication.replications.privgene.jobs`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from dpreplication import seeding
-from dpreplication.data import tabular
-from dpreplication.learning import models
+from dpreplication.learning import functional_mechanism, models, objective_perturbation, output_perturbation
+from dpreplication.learning import sample_and_aggregate as gupt
 from dpreplication.learning.fitness import KMeansFitness, LogisticFitness, SVMFitness
-from dpreplication.learning.genetic import PrivGeneSettings, iterations, privgene
-from dpreplication.learning.protocol import cross_validate, repetition_folds
+from dpreplication.learning.genetic import PrivGeneResult, PrivGeneSettings, iterations, privgene
+from dpreplication.learning.protocol import repetition_folds
+from dpreplication.replications.privgene import PAPER
 
-PAPER = "privgene"
 TASKS = ("lr", "svm")
 
+METHODS: dict[str, tuple[str, ...]] = {
+    "lr": ("PrivGene", "PrivateERM", "FM", "GUPT", "Majority", "NoPrivacy"),
+    "svm": ("PrivGene", "PrivateERM", "PrivateSVM", "GUPT", "Majority", "NoPrivacy"),
+    "kmeans": ("PrivGene", "GUPT", "NoPrivacy"),
+}
+"""The series of Figs 3 (LR), 4 (SVM) and 5 (k-means), spec §5."""
+METHOD_ORDER = ("PrivGene", "PrivateERM", "FM", "PrivateSVM", "GUPT", "Majority", "NoPrivacy")
+EPSILON_FREE = ("NoPrivacy",)
+"""Methods whose output does not depend on ε: one row per fold, drawn as a flat series."""
 
-# =========================================================================== methods
+VARIANTS: dict[str, dict] = {
+    "EEM": {"dampening": "eem", "m_prime": 1, "selector": "exponential_mechanism"},
+    "EM": {"dampening": "em", "m_prime": 1, "selector": "exponential_mechanism"},
+    "EEM-RNMExp": {"dampening": "eem", "m_prime": 1, "selector": "rnm_exp"},
+}
+"""Selection variants of Figs 6–7 (all with m' = 1 and EEM's r): the paper's two, and EEM with
+report-noisy-max/exponential noise (≡ permute-and-flip), an extra of spec §9. Figs 2–4 select
+with EEM."""
+KMEANS_SELECTION = {"dampening": "em", "m_prime": 10, "selector": "exponential_mechanism"}
+"""PrivGene k-means selects with EM and m' = 10 (paper §5.3, spec §2.6)."""
+
+
+# =========================================================================== tasks
 
 
 def task_labels(task: str, labels: np.ndarray) -> np.ndarray:
@@ -45,17 +61,89 @@ def task_labels(task: str, labels: np.ndarray) -> np.ndarray:
     return labels if task == "lr" else 2.0 * labels - 1.0
 
 
+@dataclass(frozen=True)
+class LinearTask:
+    """Logistic regression (``lr``) or the linear SVM (``svm``) of Figs 2–4, scored by misclassification."""
+
+    name: str
+    value = "error"
+    output_range = gupt.LINEAR_RANGE
+
+    def __post_init__(self):  # noqa: D105
+        if self.name not in TASKS:
+            raise ValueError(f"unknown task {self.name!r}; tasks: {TASKS}")
+
+    def labels(self, labels01) -> np.ndarray:
+        """Return the task's labels of 0/1 ``labels01`` (:func:`task_labels`)."""
+        return task_labels(self.name, labels01)
+
+    def fitness(self, x, labels01, algorithm: dict):
+        """PrivGene's fitness on the training fold (SVM: with C = ``algorithm["svm_C"]``)."""
+        if self.name == "lr":
+            return LogisticFitness(x, self.labels(labels01))
+        return SVMFitness(x, self.labels(labels01), algorithm["svm_C"])
+
+    def score(self, x, labels01, model):
+        """Return the misclassification rate of ``model`` on ``x``.
+
+        ``model`` is a weight vector (a stack of them: one rate each) or Majority's constant label.
+        """
+        truth = self.labels(labels01)
+        if np.ndim(model) == 0:
+            return float(np.mean(truth != model))
+        return models.misclassification_rate(x, truth, model, self.name)
+
+    def fit_nonprivate(self, x, labels01, settings, streams):
+        """NoPrivacy (spec §3.1): unregularised LR by Newton, or the linear SVM with the tuned ``svm_C``."""
+        truth = self.labels(labels01)
+        if self.name == "lr":
+            return models.fit_logistic_regression(x, truth)
+        return models.fit_linear_svm(x, truth, settings.svm_C)
+
+    def block_outputs(self, x, labels01, blocks, rng, settings) -> np.ndarray:
+        """GUPT's per-block non-private fits (spec §3.6); ``rng`` is unused (the fits are deterministic)."""
+        if self.name == "lr":
+            return gupt.logistic_block_outputs(x, labels01, blocks)
+        return gupt.svm_block_outputs(x, task_labels("svm", labels01), blocks, settings.svm_C)
+
+
+@dataclass(frozen=True)
+class KMeansTask:
+    """Fig. 5: k-means into ``k`` clusters, scored by the average intra-cluster variance (spec §1)."""
+
+    k: int
+    value = "variance"
+    output_range = gupt.CENTRE_RANGE
+
+    @property
+    def name(self) -> str:
+        """``"kmeans_k<k>"``, the task label of a Fig. 5 panel."""
+        return f"kmeans_k{self.k}"
+
+    def fitness(self, x, labels01, algorithm: dict):
+        """Return the k-means fitness of Eq. 18, its Δ scaled by ``algorithm["kmeans_delta_factor"]``."""
+        return KMeansFitness(x, self.k, algorithm["kmeans_delta_factor"])
+
+    def score(self, x, labels01, model) -> float:
+        """Average intra-cluster variance of ``x`` around the ``k`` centres in ``model``."""
+        return models.intra_cluster_variance(x, np.asarray(model).reshape(self.k, x.shape[1]))
+
+    def fit_nonprivate(self, x, labels01, settings, streams):
+        """NoPrivacy: Lloyd on all the data (k-means++, best of ``restarts``), drawing from the base stream."""
+        return models.lloyd_kmeans(x, self.k, streams(), settings.restarts, settings.max_iter)
+
+    def block_outputs(self, x, labels01, blocks, rng, settings) -> np.ndarray:
+        """GUPT's per-block Lloyd fits, centres sorted (spec §3.6)."""
+        return gupt.kmeans_block_outputs(x, blocks, self.k, rng, settings.restarts, settings.max_iter)
+
+
 def make_fitness(
     task: str, features, labels, C: float = models.PRIVATE_SVM_C, k: int | None = None, kmeans_delta_factor: float = 2.0
 ):
     """Return the fitness object of ``task`` (``lr``, ``svm`` or ``kmeans``) on training data (0/1 labels)."""
-    if task == "lr":
-        return LogisticFitness(features, task_labels(task, labels))
-    if task == "svm":
-        return SVMFitness(features, task_labels(task, labels), C)
     if task == "kmeans":
-        return KMeansFitness(features, k, kmeans_delta_factor)
-    raise ValueError(f"unknown task {task!r}")
+        return KMeansTask(k).fitness(features, None, {"kmeans_delta_factor": kmeans_delta_factor})
+    return LinearTask(task).fitness(features, labels, {"svm_C": C})
 
 
 def algorithm_settings(section: dict, **changes) -> PrivGeneSettings:
@@ -64,74 +152,175 @@ def algorithm_settings(section: dict, **changes) -> PrivGeneSettings:
     return replace(PrivGeneSettings(**fields), **changes)
 
 
-VARIANTS: dict[str, dict] = {
-    "EEM": {"dampening": "eem", "m_prime": 1, "selector": "exponential_mechanism"},
-    "EM": {"dampening": "em", "m_prime": 1, "selector": "exponential_mechanism"},
-    "EEM-RNMExp": {"dampening": "eem", "m_prime": 1, "selector": "rnm_exp"},
-}
-"""Selection variants of Figs 6–7 (all with m' = 1 and EEM's r): the paper's two, and EEM with
-report-noisy-max/exponential noise (≡ permute-and-flip), an extra of spec §9."""
+@dataclass(frozen=True)
+class MethodSettings:
+    """What the methods read, typed; each job sets only its method's keys (an unknown key is a TypeError)."""
+
+    algorithm: dict | None = None
+    """PrivGene: the config section ``privgene.algorithm``."""
+    selection: dict | None = None
+    """PrivGene: the selection's changes to ``algorithm`` (default :data:`VARIANTS` ``["EEM"]``)."""
+    r_selection: dict | None = None
+    """PrivGene: take r from these changes instead (Figs 6–7 run EM with EEM's r)."""
+    svm_C: float | None = models.PRIVATE_SVM_C
+    """C of the private SVM baselines (PrivateSVM, GUPT, PrivateERM's default Λ); NoPrivacy's tuned C."""
+    gupt_eps_fraction: float = 1.0
+    """GUPT: the share of ε spent on the noisy mean (spec §3.6)."""
+    erm_lr_regulariser: float = objective_perturbation.LOGISTIC_REGULARISER
+    erm_svm_regulariser: float | None = None
+    """PrivateERM's Huber SVM Λ; ``None``: 1/(C·n) with C = ``svm_C`` (spec §3.4 [inferred])."""
+    erm_huber_h: float = objective_perturbation.HUBER_H
+    restarts: int = 10
+    """k-means (GUPT's blocks, NoPrivacy): Lloyd's restarts and iterations."""
+    max_iter: int = 300
 
 
-def privgene_method(
-    task: str,
-    epsilon: float,
-    settings: PrivGeneSettings,
-    C: float = models.PRIVATE_SVM_C,
-    per_iteration: bool = False,
-    r_settings: PrivGeneSettings | None = None,
-) -> Callable:
-    """Return a protocol method running PrivGene on the training fold and scoring the test fold.
+# =========================================================================== methods
 
-    Parameters
-    ----------
-    per_iteration : bool
-        One row per iteration — the test error of the vector selected at that iteration (all are
-        ε-DP outputs), with the trace (Δ1, Δ2, Δ used, scale).
-    r_settings : PrivGeneSettings or None
-        Take r from these settings (Figs 6–7 run EM with EEM's r).
+
+@dataclass(frozen=True)
+class Release:
+    """What a method released on one fold at one ε: the model, and PrivGene's run."""
+
+    model: np.ndarray | float
+    """Weights (``d``), ``k`` centres flattened, or Majority's constant label."""
+    r: float = np.nan
+    """PrivGene's number of selections."""
+    run: PrivGeneResult | None = None
+    """PrivGene's per-iteration selections and trace (Figs 6–7)."""
+
+
+@dataclass(frozen=True)
+class PrivGeneState:
+    """PrivGene prepared on a training fold: its fitness and settings."""
+
+    fitness: object
+    settings: PrivGeneSettings
+    r_settings: PrivGeneSettings | None
+    """Take r from these settings instead (Figs 6–7 run EM with EEM's r)."""
+
+
+def prepare_privgene(task, x, y, settings: MethodSettings, streams) -> PrivGeneState:
+    """PrivGene with ``settings.algorithm`` and the ``selection`` changes (EEM by default)."""
+    algorithm, r_selection = settings.algorithm, settings.r_selection
+    return PrivGeneState(
+        task.fitness(x, y, algorithm),
+        algorithm_settings(algorithm, **(settings.selection or VARIANTS["EEM"])),
+        None if r_selection is None else algorithm_settings(algorithm, **r_selection),
+    )
+
+
+def release_privgene(state: PrivGeneState, epsilon: float, rng) -> Release:
+    """PrivGene (Algorithm 1): ε-DP by sequential composition of its r EEM (or EM) selections."""
+    reference = state.r_settings
+    r = None if reference is None else iterations(reference.c, state.fitness.size, epsilon, reference.selected)
+    run = privgene(state.fitness, float(epsilon), state.settings, rng, n_iterations=r)
+    return Release(run.omega, run.iterations, run)
+
+
+def prepare_private_erm(task, x, y, settings: MethodSettings, streams) -> dict:
+    """Choose PrivateERM's loss and regulariser on the training fold (spec §3.4).
+
+    LR: logistic loss with Λ = ``erm_lr_regulariser``; SVM: Huber loss with Λ =
+    ``erm_svm_regulariser`` (``None``: 1/(C·n) with C = ``svm_C``, spec §3.4 [inferred]).
     """
-
-    def run(train_x, train_y, test_x, test_y, rng):
-        fitness = make_fitness(task, train_x, train_y, C)
-        reference = r_settings or settings
-        r = iterations(reference.c, fitness.size, epsilon, reference.selected)
-        result = privgene(fitness, epsilon, settings, rng, n_iterations=r)
-        truth = task_labels(task, test_y)
-        if per_iteration:
-            trace = result.trace.copy()
-            trace["error"] = np.atleast_1d(models.misclassification_rate(test_x, truth, result.selected, task))
-            trace.insert(0, "r", result.iterations)
-            return trace
-        return {
-            "r": result.iterations,
-            "error": float(models.misclassification_rate(test_x, truth, result.omega, task)),
-        }
-
-    return run
+    if task.name == "lr":
+        loss, regulariser = "logistic", settings.erm_lr_regulariser
+    else:
+        loss, regulariser = "huber", settings.erm_svm_regulariser
+        if regulariser is None:
+            regulariser = 1.0 / (settings.svm_C * len(x))
+    return {"x": x, "y_pm": task_labels("svm", y), "loss": loss, "regulariser": regulariser,
+            "huber_h": settings.erm_huber_h}  # fmt: skip
 
 
-def noprivacy_method(task: str, C: float | None = None) -> Callable:
-    """NoPrivacy (spec §3.1): unregularised LR by Newton, or the linear SVM with the tuned ``C``."""
-
-    def run(train_x, train_y, test_x, test_y, rng):
-        truth = task_labels(task, train_y)
-        omega = (
-            models.fit_logistic_regression(train_x, truth) if task == "lr" else models.fit_linear_svm(train_x, truth, C)
-        )
-        return {"error": float(models.misclassification_rate(test_x, task_labels(task, test_y), omega, task))}
-
-    return run
+def release_private_erm(state: dict, epsilon: float, rng) -> Release:
+    """Release the objective-perturbation minimiser (Chaudhuri et al. 2011): ε-DP."""
+    omega = objective_perturbation.fit_private_erm(
+        state["x"], state["y_pm"], epsilon, rng, loss=state["loss"], regulariser=state["regulariser"],
+        huber_h=state["huber_h"],
+    )  # fmt: skip
+    return Release(omega)
 
 
-def majority_method(task: str, epsilon: float) -> Callable:
-    """Majority (spec §3.2): the constant label chosen by a Laplace-noised count (ε-DP)."""
+def prepare_fm(task, x, y, settings: MethodSettings, streams) -> tuple:
+    """Keep the training fold (the functional mechanism, spec §3.3)."""
+    return x, y
 
-    def run(train_x, train_y, test_x, test_y, rng):
-        label = models.majority_classifier(task_labels(task, train_y), epsilon, rng)
-        return {"error": float(np.mean(task_labels(task, test_y) != label))}
 
-    return run
+def release_fm(state: tuple, epsilon: float, rng) -> Release:
+    """Release the functional mechanism's fit (Zhang et al. 2012): ε-DP."""
+    return Release(functional_mechanism.fit_functional_mechanism(*state, epsilon, rng))
+
+
+def prepare_private_svm(task, x, y, settings: MethodSettings, streams) -> dict:
+    """PrivateSVM (spec §3.5): the non-private weights, solved once for every ε."""
+    weights = output_perturbation.fit_svm_weights(x, task_labels("svm", y), settings.svm_C)
+    return {"weights": weights, "n": len(x), "C": settings.svm_C}
+
+
+def release_private_svm(state: dict, epsilon: float, rng) -> Release:
+    """Release the SVM weights with output perturbation: ε-DP."""
+    return Release(output_perturbation.privatise_svm_weights(state["weights"], state["n"], epsilon, rng, state["C"]))
+
+
+def prepare_gupt(task, x, y, settings: MethodSettings, streams) -> dict:
+    """GUPT (spec §3.6): the partition and the block fits, drawn from ``streams("partition")``."""
+    rng = streams("partition")
+    blocks = gupt.gupt_partition(len(x), rng)
+    return {
+        "outputs": task.block_outputs(x, y, blocks, rng, settings),
+        "range": task.output_range,
+        "fraction": settings.gupt_eps_fraction,
+    }
+
+
+def release_gupt(state: dict, epsilon: float, rng) -> Release:
+    """Release the block outputs' clamped mean with Laplace noise (sample and aggregate): ε-DP."""
+    return Release(gupt.gupt_aggregate(state["outputs"], state["range"], epsilon, rng, state["fraction"]))
+
+
+def prepare_majority(task, x, y, settings: MethodSettings, streams) -> np.ndarray:
+    """Keep the training labels in the task's convention (Majority, spec §3.2)."""
+    return task.labels(y)
+
+
+def release_majority(state: np.ndarray, epsilon: float, rng) -> Release:
+    """Release the constant label chosen by a Laplace-noised count: ε-DP."""
+    return Release(models.majority_classifier(state, epsilon, rng))
+
+
+def prepare_noprivacy(task, x, y, settings: MethodSettings, streams):
+    """NoPrivacy: the task's non-private fit."""
+    return task.fit_nonprivate(x, y, settings, streams)
+
+
+def release_noprivacy(state, epsilon: float, rng) -> Release:
+    """NoPrivacy releases its fit (no privacy; the same for every ε)."""
+    return Release(state)
+
+
+PREPARE = {
+    "PrivGene": prepare_privgene,
+    "PrivateERM": prepare_private_erm,
+    "FM": prepare_fm,
+    "PrivateSVM": prepare_private_svm,
+    "GUPT": prepare_gupt,
+    "Majority": prepare_majority,
+    "NoPrivacy": prepare_noprivacy,
+}
+RELEASE = {
+    "PrivGene": release_privgene,
+    "PrivateERM": release_private_erm,
+    "FM": release_fm,
+    "PrivateSVM": release_private_svm,
+    "GUPT": release_gupt,
+    "Majority": release_majority,
+    "NoPrivacy": release_noprivacy,
+}
+
+
+# =========================================================================== helpers of the jobs
 
 
 def training_size(n: int, folds: int) -> int:
@@ -139,88 +328,11 @@ def training_size(n: int, folds: int) -> int:
     return n - -(-n // folds)
 
 
-def job_generator(seed: int, figure: str, dataset: str, task: str, method: str, parameter: float, repetition: int):
-    """Return the per-fold generator factory of one job (spec §1 "Randomness")."""
-    return lambda fold: seeding.generator(seed, PAPER, figure, dataset, task, method, parameter, repetition, fold)
-
-
-def run_job(
-    data: tabular.TabularData,
-    method: Callable,
-    *,
-    seed: int,
-    figure: str,
-    task: str,
-    method_name: str,
-    parameter: float,
-    repetition: int,
-    folds: int,
-    use_folds,
-    labels: dict | None = None,
-) -> pd.DataFrame:
-    """One job: ``method`` on the shared folds of ``repetition``; one row per fold (or per fold and iteration)."""
-    splits = repetition_folds(len(data.features), folds, seed, PAPER, data.name, repetition)
-    frame = cross_validate(
-        data.features,
-        data.labels,
-        splits,
-        method,
-        job_generator(seed, figure, data.name, task, method_name, parameter, repetition),
-        use_folds,
-    )
-    return with_key_columns(
-        frame, dataset=data.name, task=task, method=method_name, **(labels or {}), repetition=repetition
-    )
-
-
 def with_key_columns(frame: pd.DataFrame, **keys) -> pd.DataFrame:
     """``frame`` with the job's keys inserted, in order, as its first columns."""
     for position, (column, value) in enumerate(keys.items()):
         frame.insert(position, column, value)
     return frame
-
-
-def choice_of_c_job(
-    data, task: str, c: float, repetition: int, *, seed: int, epsilon: float, algorithm: dict, folds: int, use_folds
-) -> pd.DataFrame:
-    """Fig. 2 job: PrivGene+EEM (m' = 1) with ``c`` at budget ``ε`` on one repetition's folds."""
-    settings = algorithm_settings(algorithm, c=c, **VARIANTS["EEM"])
-    method = privgene_method(task, epsilon, settings, algorithm["svm_C"])
-    return run_job(
-        data,
-        method,
-        seed=seed,
-        figure="choice_of_c",
-        task=task,
-        method_name="PrivGene-EEM",
-        parameter=c,
-        repetition=repetition,
-        folds=folds,
-        use_folds=use_folds,
-        labels={"epsilon": epsilon, "c": c},
-    )
-
-
-def eem_vs_em_job(
-    data, task: str, variant: str, repetition: int, *, seed: int, epsilon: float, algorithm: dict, folds: int, use_folds
-) -> pd.DataFrame:
-    """Figs 6–7 job: one selection variant at ``ε``, r of EEM, test error of every iteration's selection."""
-    settings = algorithm_settings(algorithm, **VARIANTS[variant])
-    reference = algorithm_settings(algorithm, **VARIANTS["EEM"])
-    method = privgene_method(task, epsilon, settings, algorithm["svm_C"], per_iteration=True, r_settings=reference)
-    return run_job(
-        data,
-        method,
-        seed=seed,
-        figure="eem_vs_em",
-        task=task,
-        method_name=variant,
-        parameter=epsilon,
-        repetition=repetition,
-        folds=folds,
-        use_folds=use_folds,
-        labels={"epsilon": epsilon},
-    )
 
 
 def svm_c_tuning(data, *, seed: int, grid, folds: int, use_folds) -> pd.DataFrame:
@@ -231,38 +343,4 @@ def svm_c_tuning(data, *, seed: int, grid, folds: int, use_folds) -> pd.DataFram
     best = int(np.argmin(errors))
     return pd.DataFrame(
         {"dataset": data.name, "C": list(grid), "cv_error": errors, "chosen": [i == best for i in range(len(grid))]}
-    )
-
-
-def reference_job(
-    data,
-    task: str,
-    method_name: str,
-    repetition: int,
-    *,
-    seed: int,
-    epsilon: float,
-    svm_C: float | None = None,
-    folds: int,
-    use_folds,
-) -> pd.DataFrame:
-    """Run a NoPrivacy or Majority job (spec §3.1–§3.2) on one repetition's folds."""
-    if method_name == "NoPrivacy":
-        method = noprivacy_method(task, svm_C)
-    elif method_name == "Majority":
-        method = majority_method(task, epsilon)
-    else:
-        raise ValueError(f"unknown reference method {method_name!r}")
-    return run_job(
-        data,
-        method,
-        seed=seed,
-        figure="reference",
-        task=task,
-        method_name=method_name,
-        parameter=epsilon,
-        repetition=repetition,
-        folds=folds,
-        use_folds=use_folds,
-        labels={"epsilon": epsilon, "C": np.nan if svm_C is None else svm_C},
     )
