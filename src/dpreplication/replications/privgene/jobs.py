@@ -54,6 +54,8 @@ class Job:
     method: str
     """The method's name in :data:`~dpreplication.replications.privgene.methods.PREPARE`."""
     epsilons: tuple
+    """The ε it releases at, as its rows label them: the grids of Figs 3–5 as floats, the one ε of
+    the other jobs as configured."""
     settings: MethodSettings = field(default_factory=MethodSettings)
     label: str | None = None
     """The method as the stream keys and the rows name it (default: ``method``)."""
@@ -76,13 +78,10 @@ def job_streams(seed: int, *keys):
     return lambda *more: seeding.generator(seed, PAPER, *keys, *more)
 
 
-def fold_splits(
-    data: tabular.TabularData, job: Job, repetition: int, seed: int
-) -> list[tuple[int, np.ndarray, np.ndarray]]:
-    """``(fold, train, test)`` of the folds the job runs."""
+def fold_splits(data: tabular.TabularData, job: Job, repetition: int, seed: int) -> list[tuple]:
+    """``(fold, train, test)`` index arrays of the folds the job runs (Fig. 5: the whole data, as a slice)."""
     if job.folds is None:
-        everything = np.arange(len(data.features))
-        return [(0, everything, everything)]
+        return [(0, slice(None), slice(None))]
     splits = repetition_folds(len(data.features), job.folds, seed, PAPER, data.name, repetition)
     chosen = range(job.folds) if job.use_folds is None else job.use_folds
     return [(fold, *splits[fold]) for fold in chosen]
@@ -102,21 +101,22 @@ def run_job(data: tabular.TabularData, job: Job, repetition: int, *, seed: int) 
     rows = []
     for fold, train, test in fold_splits(data, job, repetition, seed):
         streams = job_streams(seed, job.figure, data.name, task.name, label, *job.parameter, repetition, fold)
+        train_x, test_x = data.features[train], data.features[test]
         train_y, test_y = (None, None) if labels is None else (labels[train], labels[test])
-        keys = {"repetition": repetition, "fold": fold, "n_train": len(train), "n_test": len(test)}
-        state, failure = _guarded(prepare, label, task, data.features[train], train_y, job.settings, streams)
+        keys = {"repetition": repetition, "fold": fold, "n_train": len(train_x), "n_test": len(test_x)}
+        state, failure = _guarded(prepare, label, task, train_x, train_y, job.settings, streams)
         for epsilon in job.epsilons:
             rng = streams(epsilon) if job.epsilon_keyed else streams()
             released, failure = (None, failure) if failure else _guarded(release, label, state, epsilon, rng)
-            point = {**keys, "epsilon": float(epsilon)}
+            point = {**keys, "epsilon": epsilon}
             if released is None:
                 rows.append({**point, task.value: np.nan, "r": np.nan, "failure": failure})
             elif job.trace:
                 trace = released.run.trace.assign(r=released.r)
-                trace[task.value] = np.atleast_1d(task.score(data.features[test], test_y, released.run.selected))
+                trace[task.value] = np.atleast_1d(task.score(test_x, test_y, released.run.selected))
                 rows += [{**point, **row, "failure": ""} for row in trace.to_dict("records")]
             else:
-                value = float(task.score(data.features[test], test_y, released.model))
+                value = float(task.score(test_x, test_y, released.model))
                 rows.append({**point, task.value: value, "r": released.r, "failure": ""})
     columns = ["repetition", "fold", "n_train", "n_test", "epsilon"]
     columns += ["r", *TRACE_COLUMNS, task.value, "failure"] if job.trace else [task.value, "r", "failure"]
@@ -144,7 +144,7 @@ def comparison(task: str, method: str, *, epsilons, folds: int = 5, use_folds=No
     if method not in METHODS[task] or method in EPSILON_FREE:
         jobs = [name for name in METHODS[task] if name not in EPSILON_FREE]
         raise ValueError(f"{method!r} is not a comparison job of task {task!r}; jobs: {jobs}")
-    return Job("comparison", LinearTask(task), method, tuple(epsilons), MethodSettings(**settings), folds=folds,
+    return Job("comparison", LinearTask(task), method, _grid(epsilons), MethodSettings(**settings), folds=folds,
                use_folds=_folds(use_folds))  # fmt: skip
 
 
@@ -157,7 +157,7 @@ def kmeans(k: int, method: str, *, epsilons, **settings) -> Job:
         settings = {**settings, "selection": KMEANS_SELECTION}
     settings = MethodSettings(**settings)
     free = method == "NoPrivacy"  # ε-free: one row at ε = NaN, from the run's base stream
-    return Job("kmeans", KMeansTask(int(k)), method, (np.nan,) if free else tuple(epsilons), settings,
+    return Job("kmeans", KMeansTask(int(k)), method, (np.nan,) if free else _grid(epsilons), settings,
                epsilon_keyed=not free, columns={"k": int(k)}, folds=None)  # fmt: skip
 
 
@@ -185,6 +185,10 @@ def eem_vs_em(task: str, variant: str, *, epsilon: float, algorithm: dict, folds
     return Job("eem_vs_em", LinearTask(task), "PrivGene", (epsilon,), settings, label=variant,
                parameter=(epsilon,), epsilon_keyed=False, trace=True, folds=folds,
                use_folds=_folds(use_folds))  # fmt: skip
+
+
+def _grid(epsilons) -> tuple[float, ...]:
+    return tuple(float(epsilon) for epsilon in epsilons)
 
 
 def _folds(use_folds) -> tuple | None:
