@@ -145,3 +145,24 @@ def test_a_number_where_the_schema_takes_a_number_may_be_a_float():
     schema = load_yaml(SCHEMA)
     config = merge_config(profile_config("quick", REPO), {"darrm": {"f2_gamma_shapes": {"epsilon": 2.0}}})
     assert value_problems(config, schema) == []
+
+
+def test_privgene_defaults_have_one_value_in_the_schema_and_the_code():
+    """The schema's ``privgene.algorithm`` defaults are the code's: :class:`PrivGeneSettings` built
+    from them (``algorithm_settings``, the one path from config to the algorithm) equals its own
+    defaults, and so do the C and Δ factor the fitness and the baselines default to. The fields the
+    schema lacks are the selection, which each job sets (EEM, EM, m')."""
+    import dataclasses
+
+    from dpreplication.learning import models
+    from dpreplication.learning.fitness import KMeansFitness
+    from dpreplication.learning.genetic import PrivGeneSettings
+    from dpreplication.replications.privgene.methods import MethodSettings, algorithm_settings
+
+    algorithm = with_defaults({"profile": "default"})["privgene"]["algorithm"]  # the schema's defaults alone
+    assert algorithm_settings(algorithm) == PrivGeneSettings()
+    fields = {field.name for field in dataclasses.fields(PrivGeneSettings)}
+    assert fields - set(algorithm) == {"m_prime", "dampening", "selector"}
+    assert set(algorithm) - fields == {"svm_C", "kmeans_delta_factor"}
+    assert algorithm["svm_C"] == models.PRIVATE_SVM_C == MethodSettings().svm_C
+    assert algorithm["kmeans_delta_factor"] == KMeansFitness.__init__.__defaults__[0]

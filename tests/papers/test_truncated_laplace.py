@@ -5,11 +5,11 @@ adaptive quadrature, mpmath at 50 digits, scalar ``brentq``, a generic
 grid-based hockey-stick audit, dp-accounting, autodp and diffprivlib (the
 last three optional, skipped when not installed). The checks that call the mechanisms
 directly are in ``tests/mechanisms/`` (``test_truncated_laplace_mechanism.py``, ``test_additive.py``,
-``test_bounds.py``, ``test_noise_comparison.py``); this file keeps those of the replication tables,
-the LP and the library cross-checks.
+``test_bounds.py``, ``test_noise_comparison.py``), those of the LP lower bound (check 12) in
+``tests/optimisation/test_noise_lp.py``; this file keeps those of the replication tables, scale
+invariance and the library cross-checks.
 """
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -153,36 +153,6 @@ def test_8_ratio_facts_table():
     assert np.all(increasing[increasing.epsilon <= 0.1].value == 0.0)
     savings = facts[facts.fact == "analytic_over_classic_sigma"].value.to_numpy()
     np.testing.assert_allclose(savings, [0.8605, 0.7973, 0.0169], atol=1e-4)
-
-
-# --------------------------------------------------------------------------- 12 LP
-
-
-def test_12_lp_lower_bound():
-    amplitude = optimal_noise_lower_bound(1.0, 1e-3, 10, "amplitude")
-    power = optimal_noise_lower_bound(1.0, 1e-3, 10, "power")
-    assert amplitude.value == pytest.approx(0.90335, abs=2e-4)
-    assert power.value == pytest.approx(1.75705, abs=5e-4)
-    assert bounds.amplitude_lower_bound(1, 1e-3) <= amplitude.value <= bounds.amplitude_upper_bound(1, 1e-3)
-    assert bounds.power_lower_bound(1, 1e-3) <= power.value <= bounds.power_upper_bound(1, 1e-3)
-    assert amplitude.pmf.sum() == pytest.approx(1.0, abs=1e-9) and amplitude.edge_mass < 1e-6
-    finer = optimal_noise_lower_bound(1.0, 1e-3, 20, "amplitude")
-    assert finer.value > amplitude.value
-    estimate = richardson_extrapolation(amplitude.value, finer.value)
-    assert finer.value < estimate < bounds.amplitude_upper_bound(1, 1e-3)
-    single = optimal_noise_lower_bound(1.0, 1e-3, 10, "amplitude", shifts="sensitivity")
-    assert single.value < amplitude.value - 0.01
-
-
-def test_12_lp_backends_agree_and_binned_pmf_is_private():
-    pytest.importorskip("cvxpy", reason="the reference solver is absent")
-    scipy_result = optimal_noise_lower_bound(2.0, 1e-2, 6, "amplitude")
-    cvxpy_result = optimal_noise_lower_bound(2.0, 1e-2, 6, "amplitude", backend="cvxpy", solver="CLARABEL")
-    assert cvxpy_result.value == pytest.approx(scipy_result.value, rel=1e-5)
-    p = scipy_result.pmf
-    for k in range(1, 7):
-        shifted = np.concatenate([p[k:], np.zeros(k)])
-        assert np.maximum(p - math.exp(2.0) * shifted, 0).sum() <= 1e-2 * (1 + 1e-6)
 
 
 # --------------------------------------------------------------------------- 13 scale invariance

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -34,6 +35,7 @@ from dpreplication.data.tabular import TabularData
 from dpreplication.mechanisms import gnmax
 from dpreplication.mechanisms import majority as mj
 from dpreplication.mechanisms import truncated_laplace as tl_mechanism
+from dpreplication.pipeline.config import profile_config
 from dpreplication.replications.darrm import prediction as dp
 from dpreplication.replications.privgene import comparison as pc
 from dpreplication.replications.privgene import jobs
@@ -42,21 +44,9 @@ from dpreplication.replications.truncated_laplace import audits as tl
 
 GRID = [0.1, 0.5, 2.0]
 FOLDS, USE_FOLDS = 3, [0, 2]
-ALGORITHM = {
-    "m": 20,
-    "c": 0.02,
-    "svm_C": 4.0,
-    "initial_scale": 0.05,
-    "decay": 0.95,
-    "schedule": "multiplicative",
-    "mutate_bias": True,
-    "clip": True,
-    "constant_classifiers": 2,
-    "kmeans_mutation": "centre",
-    "kmeans_delta_factor": 2,
-    "distinct_parents": True,
-}
-"""PrivGene's config section, with c large enough that r ≥ 2 on the tiny folds and a C ≠ 10."""
+ALGORITHM = {**profile_config("default", Path(__file__).resolve().parents[2])["privgene"]["algorithm"], "m": 20,
+             "c": 0.02, "svm_C": 4.0, "constant_classifiers": 2}  # fmt: skip
+"""The default profile's PrivGene section, with c large enough that r ≥ 2 on the tiny folds and a C ≠ 10."""
 SETTINGS = {
     "PrivGene": {"algorithm": ALGORITHM},
     "PrivateERM": {"svm_C": 4.0},

@@ -47,20 +47,9 @@ from dpreplication.replications.privgene import verified as privgene_verified
 from dpreplication.replications.privgene.methods import LinearTask
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "workflow" / "scripts"
-ALGORITHM = {
-    "m": 20,
-    "c": 1.25e-3,
-    "svm_C": 10.0,
-    "initial_scale": 0.05,
-    "decay": 0.95,
-    "schedule": "multiplicative",
-    "mutate_bias": True,
-    "clip": True,
-    "constant_classifiers": 2,
-    "kmeans_mutation": "centre",
-    "kmeans_delta_factor": 2,
-    "distinct_parents": True,
-}
+ALGORITHM = {**profile_config("default", Path(__file__).resolve().parents[2])["privgene"]["algorithm"], "m": 20,
+             "constant_classifiers": 2}  # fmt: skip
+"""The default profile's PrivGene section, with fewer candidates for speed."""
 
 DATA_SETTINGS = profile_config("default", Path(__file__).resolve().parents[2])["privgene"]["data"]
 """The default profile's PrivGene data settings (scaling, thresholds, the Image size)."""
