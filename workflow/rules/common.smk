@@ -413,7 +413,7 @@ def privgene_references(figure):
 
 def privgene_comparison_settings(wildcards):
     """What one Figs 3–4 job depends on: per method of its task's series (NoPrivacy aside), the ε
-    grid, the CV protocol and that method's keys (``privgene_comparison.METHOD_SETTINGS``)."""
+    grid, the CV protocol and that method's keys (``comparison.METHOD_SETTINGS``)."""
     from dpreplication.replications.privgene.comparison import job_settings
 
     sections = settings("privgene/comparison"), settings("privgene/algorithm"), settings("privgene/protocol")

@@ -104,10 +104,18 @@ def run_job(data: tabular.TabularData, job: Job, repetition: int, *, seed: int) 
         train_x, test_x = data.features[train], data.features[test]
         train_y, test_y = (None, None) if labels is None else (labels[train], labels[test])
         keys = {"repetition": repetition, "fold": fold, "n_train": len(train_x), "n_test": len(test_x)}
-        state, failure = _guarded(prepare, label, task, train_x, train_y, job.settings, streams)
+        state, released, failure = None, None, ""
+        try:
+            state = prepare(task, train_x, train_y, job.settings, streams)
+        except models.ConvergenceError as error:
+            failure = _failure(label, error)
         for epsilon in job.epsilons:
             rng = streams(epsilon) if job.epsilon_keyed else streams()
-            released, failure = (None, failure) if failure else _guarded(release, label, state, epsilon, rng)
+            if not failure:  # a solver that failed once releases nothing for the rest of the fold
+                try:
+                    released = release(state, epsilon, rng)
+                except models.ConvergenceError as error:
+                    released, failure = None, _failure(label, error)
             point = {**keys, "epsilon": epsilon}
             if released is None:
                 rows.append({**point, task.value: np.nan, "r": np.nan, "failure": failure})
@@ -127,13 +135,10 @@ def run_job(data: tabular.TabularData, job: Job, repetition: int, *, seed: int) 
     return frame
 
 
-def _guarded(step, method: str, *arguments):
-    """``(step(*arguments), "")``, or ``(None, message)`` when a solver did not converge (nothing is released)."""
-    try:
-        return step(*arguments), ""
-    except models.ConvergenceError as error:
-        LOGGER.warning("%s: %s", method, error)
-        return None, f"{type(error).__name__}: {error}"
+def _failure(method: str, error: Exception) -> str:
+    """Log a solver that did not converge; return the ``failure`` text of its rows (nothing is released)."""
+    LOGGER.warning("%s: %s", method, error)
+    return f"{type(error).__name__}: {error}"
 
 
 # =========================================================================== the jobs of each figure
