@@ -1,30 +1,21 @@
 """PrivGene gap experiments: the pairing of the schedule and GUPT ablations with the main jobs
-(replications/privgene/ablations.py and privgene_gupt_variants.py). The reachable set and its
+(replications/privgene/ablations.py and gupt_variants.py). The reachable set and its
 relaxation's solver are tested in ``tests/learning/test_reachable.py``."""
+
+from pathlib import Path
 
 import numpy as np
 import pytest
 from learning.privgene_helpers import toy
 
 from dpreplication.data.tabular import TabularData
+from dpreplication.pipeline.config import profile_config
 from dpreplication.replications.privgene import ablations as ab
 from dpreplication.replications.privgene import gupt_variants
 from dpreplication.replications.privgene import jobs as privgene_jobs
 
-ALGORITHM = {
-    "m": 200,
-    "c": 1.25e-3,
-    "svm_C": 10,
-    "initial_scale": 0.05,
-    "decay": 0.95,
-    "schedule": "multiplicative",
-    "mutate_bias": True,
-    "clip": True,
-    "constant_classifiers": 10,
-    "kmeans_mutation": "centre",
-    "kmeans_delta_factor": 2,
-    "distinct_parents": True,
-}
+ALGORITHM = profile_config("default", Path(__file__).resolve().parents[2])["privgene"]["algorithm"]
+"""The default profile's PrivGene section."""
 
 
 def test_schedule_ablation_default_reproduces_the_comparison_job():
