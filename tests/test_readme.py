@@ -22,7 +22,8 @@ NOT_RUN = {
 }
 PAPER_PROFILE_TARGET = "pf_pmf_bars"
 """The paper profile plans hundreds of long jobs: its commands are dry-run for one target."""
-VARIANT_FILE = "permute_and_flip: {tv_convergence: {epsilon: 2}}\n"
+VARIANT_FILE = re.search(r"```yaml\n# my.yaml\n(.*?)```", README, re.S).group(1)
+"""The README's `my.yaml`, as it shows it."""
 
 
 def readme_commands() -> list[str]:
