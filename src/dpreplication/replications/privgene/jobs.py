@@ -40,6 +40,7 @@ from dpreplication.replications.privgene.methods import (
     KMeansTask,
     LinearTask,
     MethodSettings,
+    with_key_columns,
 )
 
 LOGGER = logging.getLogger(__name__)
@@ -129,10 +130,7 @@ def run_job(data: tabular.TabularData, job: Job, repetition: int, *, seed: int) 
     columns = ["repetition", "fold", "n_train", "n_test", "epsilon"]
     columns += ["r", *TRACE_COLUMNS, task.value, "failure"] if job.trace else [task.value, "r", "failure"]
     frame = pd.DataFrame(rows, columns=columns)
-    keys = {"dataset": data.name, "task": task.name, "method": label, **job.columns}
-    for position, (column, value) in enumerate(keys.items()):
-        frame.insert(position, column, value)
-    return frame
+    return with_key_columns(frame, dataset=data.name, task=task.name, method=label, **job.columns)
 
 
 def _failure(method: str, error: Exception) -> str:
@@ -158,6 +156,8 @@ def kmeans(k: int, method: str, *, epsilons, **settings) -> Job:
 
     PrivGene selects with EM and m' = 10; NoPrivacy is one row at ε = NaN.
     """
+    if method not in METHODS["kmeans"]:
+        raise ValueError(f"unknown k-means method {method!r}; known: {METHODS['kmeans']}")
     if method == "PrivGene":
         settings = {**settings, "selection": KMEANS_SELECTION}
     settings = MethodSettings(**settings)
