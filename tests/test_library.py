@@ -37,7 +37,7 @@ NEEDS_AN_EXAMPLE = {
         "subsample_majority",
     ],
     "optimisation": ["optimise_gamma"],
-    "accounting": ["verify_privacy", "dp_sgd_epsilon", "gnmax_noise_scale"],
+    "accounting": ["verify_privacy", "dp_sgd_epsilon", "gnmax_noise_scale", "spending"],
     "learning": ["privgene", "fit_private_erm", "fit_functional_mechanism", "fit_private_svm", "gupt_aggregate"],
 }
 

@@ -155,6 +155,21 @@ def test_comparisons(comparison, expected, holds):
     assert make(comparison=comparison, expected=expected, tolerance=0.01).holds(0.5) is holds
 
 
+def test_a_reduced_claim_judges_the_worst_row():
+    """``reduce: max`` (a ledger's worst point): every selected row counts; an infinite worst case
+    fails, a NaN one is missing; only exact values may be reduced."""
+    ledger = {"t": pd.DataFrame({"figure": "f", "error": [0.0, 2e-16, 1e-10]})}
+    claim = make(expected=0, tolerance=1e-9, column="error", select={"figure": "f"}, reduce="max", kind="sanity")
+    assert lookup(claim, ledger) == 1e-10
+    for worst, status in ((1e-10, "pass"), (0.5, "fail"), (np.inf, "fail"), (np.nan, "missing")):
+        ledger["t"].loc[2, "error"] = worst
+        assert evaluate_claims([claim], ledger).status.item() == status, worst
+    with pytest.raises(ValueError, match="reduce must be 'max'"):
+        make(reduce="mean")
+    with pytest.raises(ValueError, match="reduced claim judges exact values"):
+        make(reduce="max", draws="interval")
+
+
 def test_lookup_requires_exactly_one_row():
     with pytest.raises(ValueError, match="selects 2 rows"):
         lookup(make(select={"vector": "Q5"}), TABLES)

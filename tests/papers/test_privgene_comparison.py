@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dpreplication.accounting.ledger import LEDGER_COLUMNS
 from dpreplication.data.tabular import TabularData
 from dpreplication.learning import models, objective_perturbation
 from dpreplication.pipeline.config import profile_config
@@ -33,6 +34,7 @@ JOB_COLUMNS = [
     "error",
     "r",
     "failure",
+    *LEDGER_COLUMNS,
 ]
 
 

@@ -31,6 +31,7 @@ from release_audit import (
 from scipy import special, stats
 
 from dpreplication import seeding
+from dpreplication.accounting import ledger
 from dpreplication.data.tabular import TabularData
 from dpreplication.mechanisms import gnmax
 from dpreplication.mechanisms import majority as mj
@@ -92,8 +93,8 @@ def expected_noise(task: str, method: str, n: int, d: int, epsilon: float) -> li
         epsilon_prime = epsilon - 2.0 * math.log1p(c / (n * regulariser))
         epsilon_prime = epsilon_prime if epsilon_prime > 0 else epsilon / 2
         return [("gamma", {"shape": d, "scale": 2.0 / epsilon_prime})]
-    if method == "FM":  # Zhang et al. 2012: Δ = d²/4 + 3d on M and b
-        return [("laplace", {"scale": (d * d / 4 + 3 * d) / epsilon})] * 2
+    if method == "FM":  # Zhang et al. 2012: Δ = d²/4 + 3d on (M, b), one draw for the d² + d coefficients
+        return [("laplace", {"scale": (d * d / 4 + 3 * d) / epsilon})]
     if method == "PrivateSVM":  # Rubinstein et al.: λ = 4·L·C·κ·√d/(nε)
         return [("laplace", {"scale": 4.0 * C * math.sqrt(d) / (n * epsilon)})]
     if method == "GUPT":  # p·(hi − lo)/(ℓ·φ·ε), ℓ = ⌊n^0.4⌋, linear range [−5, 5]
@@ -156,8 +157,15 @@ def test_comparison_jobs_release_with_the_grid_epsilon_and_the_folds_sensitivity
     check_comparison_baseline(task, method, monkeypatch)
 
 
+def without_budget_guard(monkeypatch):
+    """Let a release overspend its ledger's budget, so that a negative control shows what the audit
+    alone catches (the guard would stop the job first: :func:`test_ledgers_catch_a_doubled_epsilon`)."""
+    monkeypatch.setattr(ledger, "RELATIVE_TOLERANCE", math.inf)
+
+
 def doubled_epsilon(monkeypatch, method):
     """A call-site bug: the releaser of ``method`` receives 2ε."""
+    without_budget_guard(monkeypatch)
     module_name, name, position = RELEASERS[method]
     module = importlib.import_module(module_name)
     original = getattr(module, name)
@@ -205,6 +213,7 @@ def assert_privgene_runs(audit: PrivGeneAudit, epsilons, frame=None) -> None:
 
 def doubled_privgene(monkeypatch):
     """A call-site bug: PrivGene receives 2ε from the job (the spy still records what it receives)."""
+    without_budget_guard(monkeypatch)
     for module in (pg,):
 
         def doubled(fitness, epsilon, settings, rng, n_iterations=None, spy=module.privgene):

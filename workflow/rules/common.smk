@@ -111,12 +111,13 @@ def code_inputs(*modules, plots=True):
 
     ``modules`` are paths under src/dpreplication (a module file or a subpackage; the packages'
     ``__init__.py`` files that importing it runs come with it);
-    the core modules every script uses are always included, and the plotting
+    the core modules every script uses (the privacy ledger among them: every draw records into it)
+    are always included, and the plotting
     package unless ``plots`` is False (jobs that only compute, so that editing a
     plot never reruns hours of training or genetic search).
     """
     core = ["__init__.py", "exports.py", "numerics.py", "seeding.py", "tables.py", "validation.py", "pipeline/config.py",
-            "pipeline/jobs.py", "pipeline/provenance.py"]
+            "pipeline/jobs.py", "pipeline/provenance.py", "accounting/ledger.py", "accounting/events.py"]
     if plots:
         core.append("plotting")
     files = []
@@ -131,9 +132,10 @@ def code_inputs(*modules, plots=True):
 
 def published(paper, name, kinds, caption=None):
     """Output paths of one figure or table under FIGURES/<paper>/, keyed by kind
-    (png, csv, md, json). With a caption (a file in workflow/report/), the PNG —
-    or, for a table, the CSV — goes into the HTML report (and `snakemake --report`)."""
-    paths = {kind: f"{FIGURES}/{paper}/{name}.{kind}" for kind in kinds}
+    (png, csv, md, json; ledger: the privacy ledger of its points, <name>.ledger.csv). With a caption
+    (a file in workflow/report/), the PNG — or, for a table, the CSV — goes into the HTML report (and
+    `snakemake --report`)."""
+    paths = {kind: f"{FIGURES}/{paper}/{name}.{'ledger.csv' if kind == 'ledger' else kind}" for kind in kinds}
     if caption is not None:
         shown = "png" if "png" in paths else "csv"
         REPORT_ITEMS.append({"paper": paper, "name": name, "path": paths[shown], "sidecar": paths.get("json"),
@@ -144,6 +146,9 @@ def published(paper, name, kinds, caption=None):
 
 FIGURE = ("png", "csv", "json")
 TABLE = ("csv", "md", "json")
+PRIVATE_FIGURE = (*FIGURE, "ledger")
+"""A figure of private releases: its points' privacy ledger is published beside it."""
+PRIVATE_TABLE = (*TABLE, "ledger")
 
 
 def settings(path):

@@ -69,7 +69,7 @@ rule privgene_choice_of_c:
                            task=settings(f"{PG}/choice_of_c")["tasks"]),
         code=PG_CODE,
     output:
-        **published(PG, "fig2_choice_of_c", FIGURE, "privgene_fig2.rst"),
+        **published(PG, "fig2_choice_of_c", PRIVATE_FIGURE, "privgene_fig2.rst"),
         **{f"summary_{k}": v for k, v in published(PG, "fig2_summary", TABLE, "privgene_fig2_summary.rst").items()},
     params:
         settings={**settings(f"{PG}/choice_of_c"), "paper_c": settings(f"{PG}/algorithm")["c"]},
@@ -148,7 +148,7 @@ rule privgene_reference_levels:
         jobs=privgene_references("reference"),
         data=[privgene_data(name) for name in settings(f"{PG}/reference")["datasets"]],
         code=PG_CODE,
-    output: **published(PG, "reference_levels", TABLE, "privgene_reference_levels.rst")
+    output: **published(PG, "reference_levels", PRIVATE_TABLE, "privgene_reference_levels.rst")
     params: settings=settings(f"{PG}/reference")
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/reference_levels.log"
@@ -167,8 +167,8 @@ rule privgene_eem_vs_em:
         data=[privgene_data("US"), privgene_data("BR")],
         code=PG_CODE,
     output:
-        **{f"us_{k}": v for k, v in published(PG, "fig6_eem_vs_em_us", FIGURE, "privgene_fig6.rst").items()},
-        **{f"br_{k}": v for k, v in published(PG, "fig7_eem_vs_em_br", FIGURE, "privgene_fig7.rst").items()},
+        **{f"us_{k}": v for k, v in published(PG, "fig6_eem_vs_em_us", PRIVATE_FIGURE, "privgene_fig6.rst").items()},
+        **{f"br_{k}": v for k, v in published(PG, "fig7_eem_vs_em_br", PRIVATE_FIGURE, "privgene_fig7.rst").items()},
         **{f"summary_{k}": v for k, v in published(PG, "eem_vs_em_summary", TABLE, "privgene_eem_vs_em_summary.rst").items()},
         **{f"trace_{k}": v for k, v in published(PG, "dampening_trace", FIGURE, "privgene_dampening_trace.rst").items()},
         **{f"deltas_{k}": v for k, v in published(PG, "dampening_summary", TABLE, "privgene_dampening_summary.rst").items()},
@@ -293,7 +293,7 @@ for _figure, (_name, _what, _tasks) in PG_COMPARISON_FIGURES.items():
             data=[privgene_data(name) for name in (settings(f"{PG}/comparison")["kmeans"]["panels"] if _tasks is None
                                                    else settings(f"{PG}/comparison")["datasets"])],
             code=PGC_CODE,
-        output: **published(PG, _name, FIGURE, f"privgene_{_figure}.rst")
+        output: **published(PG, _name, PRIVATE_FIGURE, f"privgene_{_figure}.rst")
         params: settings=settings(f"{PG}/comparison"), figure=_figure
         conda: ENVIRONMENT
         log: f"{LOGS}/{PG}/{_name}.log"

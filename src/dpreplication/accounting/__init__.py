@@ -1,7 +1,8 @@
 """Privacy accounting of the replications.
 
 RDP of the sampled Gaussian (DP-SGD), GNMax calibration, composition, the exact (mε, δ) verifier
-of DaRRM noise functions, and a numerical hockey-stick audit of additive noise.
+of DaRRM noise functions, a numerical hockey-stick audit of additive noise, and the privacy ledger
+(what each release spent, recorded where its noise is drawn).
 """
 
 from dpreplication.exports import lazy_exports
@@ -20,5 +21,10 @@ _EXPORTS = {
     "PrivacyAudit": "hockey_stick",
     "audit_noise_privacy": "hockey_stick",
     "max_privacy_loss": "privacy_loss",
+    "spending": "ledger",
+    "Ledger": "ledger",
+    "PrivacyBudgetExceeded": "ledger",
+    "ledger_table": "ledger",
+    "BasicCompositionAccountant": "events",
 }
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -66,8 +66,8 @@ def perturb_coefficients(
     """
     d = linear.size
     sensitivity = functional_mechanism_sensitivity(d)
-    noisy_quadratic = laplace_mechanism(quadratic, epsilon, rng, sensitivity)
-    noisy_linear = laplace_mechanism(linear, epsilon, rng, sensitivity)
+    noisy = laplace_mechanism(np.concatenate([quadratic.ravel(), linear]), epsilon, rng, sensitivity)
+    noisy_quadratic, noisy_linear = noisy[: d * d].reshape(d, d), noisy[d * d :]
     return 0.5 * (noisy_quadratic + noisy_quadratic.T), noisy_linear
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from dpreplication.accounting.ledger import record_objective_perturbation
 from dpreplication.learning.models import PRIVATE_SVM_C, check_labels, huber_hinge, lbfgs_minimise, unit_norm_features
 from dpreplication.validation import positive
 
@@ -171,9 +172,10 @@ def fit_private_erm(
     n, d = features.shape
     if regulariser is None:
         regulariser = LOGISTIC_REGULARISER if loss == "logistic" else 1.0 / (PRIVATE_SVM_C * n)
-    calibration = erm_calibration(epsilon, n, regulariser, loss_curvature(loss, huber_h))
+    curvature = loss_curvature(loss, huber_h)
+    calibration = erm_calibration(epsilon, n, regulariser, curvature)
+    ridge = regulariser + calibration.extra_regulariser
+    record_objective_perturbation("objective_perturbation", calibration.epsilon_prime, curvature, n, ridge)
     noise = sample_erm_noise(d, calibration.epsilon_prime, rng)
-    f = perturbed_erm_minimiser(
-        features, y_pm, loss, regulariser + calibration.extra_regulariser, noise, huber_h, gtol, max_iter
-    )
+    f = perturbed_erm_minimiser(features, y_pm, loss, ridge, noise, huber_h, gtol, max_iter)
     return f / np.sqrt(d)

@@ -29,6 +29,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
+from dpreplication.accounting.ledger import record_dp_sgd
 from dpreplication.validation import non_negative, positive
 
 log = logging.getLogger(__name__)
@@ -197,6 +198,7 @@ def train_private(
         noise_generator=noise_generator,
     )
     sample_rate = 1.0 / len(loader)
+    record_dp_sgd("dp_sgd", optimiser.noise_multiplier, loader.batch_sampler.sample_rate, steps)
     loss_function = nn.CrossEntropyLoss()
     start, done = time.perf_counter(), 0
     model.train()

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize, special
 
+from dpreplication.accounting.ledger import record_laplace
 from dpreplication.numerics import log1mexp
 from dpreplication.validation import finite_array, positive, positive_array, privacy_parameters
 
@@ -323,8 +324,9 @@ def laplace_mechanism(value, epsilon: float, rng: np.random.Generator, sensitivi
     >>> round(float(laplace_mechanism(10.0, epsilon=0.5, rng=np.random.default_rng(0))), 4)
     10.6402
     """
-    value = np.asarray(value, dtype=float)
-    return (value + rng.laplace(0.0, laplace_scale(epsilon, sensitivity), size=value.shape))[()]
+    value, scale = np.asarray(value, dtype=float), laplace_scale(epsilon, sensitivity)
+    record_laplace("laplace_mechanism", scale, sensitivity)
+    return (value + rng.laplace(0.0, scale, size=value.shape))[()]
 
 
 def laplace_amplitude(epsilon, sensitivity: float = 1.0) -> np.ndarray:

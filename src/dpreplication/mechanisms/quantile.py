@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from dpreplication.accounting.ledger import record_report_noisy_max
 from dpreplication.validation import finite_array, in_unit_interval, positive
 
 
@@ -163,5 +164,6 @@ def private_quantile(
     0.01
     """
     z, log_probabilities = private_quantile_log_probabilities(values, quantile, epsilon, lower, upper)
+    record_report_noisy_max("private_quantile", "gumbel", 2.0 / epsilon, 1.0)  # weights exp(ε·u/2), Δu = 1
     gap = int(np.argmax(log_probabilities + rng.gumbel(size=log_probabilities.size)))
     return float(rng.uniform(z[gap], z[gap + 1]))

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpreplication.accounting.ledger import record_report_noisy_max
 from dpreplication.mechanisms.selection import Noise, flip_probabilities, noise_scale, validate_scores
 from dpreplication.numerics import row_chunks
 
@@ -75,8 +76,9 @@ def sample_report_noisy_max(
     [0.63, 0.28, 0.09]
     """
     q = validate_scores(scores, epsilon, sensitivity)
-    draw = _STANDARD_NOISE[noise]
-    shifted = q / noise_scale(epsilon, sensitivity)
+    draw, scale = _STANDARD_NOISE[noise], noise_scale(epsilon, sensitivity)
+    record_report_noisy_max(f"report_noisy_max[{noise}]", noise, scale, sensitivity, n)
+    shifted = q / scale
     out = np.empty(n, dtype=np.int64)
     for i0, i1 in row_chunks(n, q.size):
         values = draw(rng, (i1 - i0, q.size))
@@ -114,6 +116,7 @@ def sample_permute_and_flip_literal(
         The selected indices in ``0..k-1``.
     """
     p = flip_probabilities(scores, epsilon, sensitivity)
+    record_report_noisy_max("permute_and_flip", "exponential", noise_scale(epsilon, sensitivity), sensitivity, n)
     out = np.empty(n, dtype=np.int64)
     for t in range(n):
         for r in rng.permutation(p.size):
@@ -159,6 +162,7 @@ def sample_permute_and_flip_batch(
     [0.63, 0.28, 0.09]
     """
     p = flip_probabilities(scores, epsilon, sensitivity)
+    record_report_noisy_max("permute_and_flip", "exponential", noise_scale(epsilon, sensitivity), sensitivity, n)
     out = np.empty(n, dtype=np.int64)
     for i0, i1 in row_chunks(n, p.size):
         shape = (i1 - i0, p.size)
@@ -278,6 +282,7 @@ def intermediate_objects(scores, noise: np.ndarray, fresh_noise: np.ndarray) -> 
 def _sample_from_noise(algorithm, scores, epsilon, sensitivity, n, rng, second) -> np.ndarray:
     q = validate_scores(scores, epsilon, sensitivity)
     b = noise_scale(epsilon, sensitivity)
+    record_report_noisy_max(algorithm.__name__.removesuffix("_from_noise"), "exponential", b, sensitivity, n)
     out = np.empty(n, dtype=np.int64)
     for i0, i1 in row_chunks(n, q.size):
         shape = (i1 - i0, q.size)

@@ -26,6 +26,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from dpreplication.accounting.ledger import record_truncated_laplace
 from dpreplication.validation import finite_array, non_negative_array, positive, positive_array, privacy_parameters
 
 # --------------------------------------------------------------------------- log space
@@ -444,6 +445,7 @@ def truncated_laplace_mechanism(
     """
     cal = calibrate_truncated_laplace(epsilon, delta, sensitivity)
     value = np.asarray(value, dtype=float)
+    record_truncated_laplace("truncated_laplace_mechanism", cal.scale, cal.bound, sensitivity, value.size)
     return (value + sample_truncated_laplace(rng, cal.scale, cal.bound, value.shape))[()]
 
 

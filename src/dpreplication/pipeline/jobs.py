@@ -122,16 +122,26 @@ def verify_inputs(inputs) -> None:
             )
 
 
-def publish(snakemake, data: pd.DataFrame, figure=None, *, prefix: str = "") -> None:
+def publish(
+    snakemake, data: pd.DataFrame, figure=None, *, prefix: str = "", ledger: pd.DataFrame | None = None
+) -> None:
     """Write a job's table, its figure and their provenance sidecar to the rule's outputs.
 
     ``data`` goes to ``output.<prefix>csv`` (and ``<prefix>md``, ``<prefix>tex`` where the rule
     declares them), ``figure`` to ``<prefix>png`` with the parameters it was computed with in its
-    title, and the provenance sidecar to ``<prefix>json``.
+    title, the privacy ledger of its points (:func:`~dpreplication.accounting.ledger.ledger_table`)
+    to ``<prefix>ledger``, and the provenance sidecar (with the ledger's digest) to ``<prefix>json``.
     """
     output = snakemake.output
     write_table(data, output[f"{prefix}csv"], output.get(f"{prefix}md"), output.get(f"{prefix}tex"))
     written = [output[f"{prefix}csv"]]
+    digest = None
+    if ledger is not None:
+        from dpreplication.accounting.ledger import ledger_digest
+
+        ledger.to_csv(output[f"{prefix}ledger"], index=False)
+        written.append(output[f"{prefix}ledger"])
+        digest = ledger_digest(ledger)
     settings, seed = snakemake.params.get("settings"), snakemake.params.get("seed")
     profile, variant = snakemake.config["profile"], snakemake.config.get("variant", "")
     if figure is not None:
@@ -149,6 +159,7 @@ def publish(snakemake, data: pd.DataFrame, figure=None, *, prefix: str = "") -> 
         outputs=written,
         rule=snakemake.rule,
         script=running_script(),
+        ledger=digest,
     )
     logging.getLogger(snakemake.rule).info("wrote %s", ", ".join(str(Path(w)) for w in written))
 

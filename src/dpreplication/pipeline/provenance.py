@@ -126,6 +126,7 @@ def write_sidecar(
     variant: str = "",
     rule: str | None = None,
     script: str | Path | None = None,
+    ledger: dict | None = None,
 ) -> Path:
     """Write ``<output>.json``, the provenance sidecar of an output, and return its path.
 
@@ -133,7 +134,7 @@ def write_sidecar(
     calls, commit and dirty flag, source-tree hash, profile and variant (the output tree of a run
     with changed parameters, ``""`` for a profile's own), config hash, seed, settings, the output
     file names, versions, the machine and the job environment (threads, instruction set) it ran
-    with.
+    with; for an output of private releases, the digest of its privacy ledger.
     """
     path = Path(path)
     record = {
@@ -154,6 +155,8 @@ def write_sidecar(
         "machine": platform.machine(),
         "job_environment": {variable: os.environ.get(variable) for variable in sorted(JOB_ENVIRONMENT)},
     }
+    if ledger is not None:
+        record["ledger"] = ledger
     path.write_text(json.dumps(record, indent=2, sort_keys=True, default=str) + "\n")
     return path
 

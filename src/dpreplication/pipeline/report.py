@@ -104,10 +104,30 @@ def parameters_html(sidecar: Path | None) -> str:
     )
 
 
+def ledger_html(sidecar: Path | None) -> str:
+    """Render the privacy ledger of an output's points: its sidecar's digest and ``<name>.ledger.csv``.
+
+    ``""`` for an output without one (it releases nothing private).
+    """
+    if sidecar is None or not sidecar.is_file():
+        return ""
+    digest = json.loads(sidecar.read_text()).get("ledger")
+    table = sidecar.with_suffix(".ledger.csv")
+    if digest is None or not table.is_file():
+        return ""
+    mechanisms = ", ".join(digest["mechanisms"])
+    return (
+        f'<details><summary class="meta">Privacy ledger: {digest["points"]} points, {digest["releases"]} releases '
+        f"spent by {html.escape(mechanisms)}; worst |spent ε / stated ε − 1| = {digest['worst_ledger_error']:.2g}"
+        f"</summary>{frame_html(pd.read_csv(table))}</details>"
+    )
+
+
 def item_html(item: ReportItem) -> str:
     """Render one output as a figure: the PNG inline or the table's first :data:`TABLE_ROWS` rows.
 
-    Under it come the caption and the parameters the output was computed with (:func:`parameters_html`).
+    Under it come the caption, the parameters the output was computed with (:func:`parameters_html`)
+    and, for private releases, their privacy ledger (:func:`ledger_html`).
     """
     caption = caption_html(item.caption.read_text()) if item.caption.is_file() else ""
     if item.path.suffix == ".png":
@@ -118,7 +138,7 @@ def item_html(item: ReportItem) -> str:
     return (
         f'<figure id="{html.escape(item.paper)}-{html.escape(item.name)}">{shown}'
         f'<figcaption><p><strong>{html.escape(item.name)}</strong> — {caption}</p>'
-        f'{parameters_html(item.sidecar)}</figcaption></figure>'
+        f"{parameters_html(item.sidecar)}{ledger_html(item.sidecar)}</figcaption></figure>"
     )
 
 

@@ -128,6 +128,9 @@ class Claim:
     draws: str = "exact"
     quote: str = ""
     reading: str = ""
+    reduce: str = ""
+    """``"max"``: the claim judges the largest ``column`` over every row ``select`` matches (a worst
+    case, e.g. a ledger's worst point), not one row's value; an infinite worst case is a value."""
 
     def __post_init__(self):
         """Check the comparison, the kind, ``expected``, the tolerance and the draws; ``ValueError`` names the claim.
@@ -152,6 +155,10 @@ class Claim:
             )
         if self.draws not in DRAWS:
             raise ValueError(f"claim {self.id}: draws must be one of {list(DRAWS)}, got {self.draws!r}")
+        if self.reduce not in ("", "max"):
+            raise ValueError(f"claim {self.id}: reduce must be 'max' or absent, got {self.reduce!r}")
+        if self.reduce and self.draws != "exact":
+            raise ValueError(f"claim {self.id}: a reduced claim judges exact values, not {self.draws!r} draws")
         if self.draws == "seeds" and self.comparison != "abs":
             raise ValueError(f"claim {self.id}: a seeds claim widens an abs tolerance, not a {self.comparison} one")
 
@@ -267,6 +274,7 @@ def load_registry(path: str | Path) -> list[Claim]:
                 table=source["table"],
                 column=source["column"],
                 select=source.get("select", {}),
+                reduce=source.get("reduce", ""),
                 draws=draws.get(f"{source['table']}.{source['column']}", draws.get(source["table"], "exact")),
                 **entry,
             )
@@ -342,11 +350,8 @@ def _matches(column: pd.Series, wanted) -> pd.Series:
     return column.astype(str) == str(wanted)
 
 
-def selected_row(claim: Claim, tables: dict[str, pd.DataFrame]) -> pd.Series:
-    """Return the single row of ``claim.table`` matching ``claim.select``.
-
-    A missing table or column raises ``KeyError``; any other number of matching rows ``ValueError``.
-    """
+def selected_rows(claim: Claim, tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Return the rows of ``claim.table`` matching ``claim.select`` (a missing table or column: ``KeyError``)."""
     if claim.table not in tables:
         raise KeyError(f"claim {claim.id}: no table {claim.table!r} (have {sorted(tables)})")
     frame = tables[claim.table]
@@ -357,7 +362,15 @@ def selected_row(claim: Claim, tables: dict[str, pd.DataFrame]) -> pd.Series:
         mask &= _matches(frame[key], wanted)
     if claim.column not in frame:
         raise KeyError(f"claim {claim.id}: table {claim.table!r} has no column {claim.column!r}")
-    rows = frame.loc[mask]
+    return frame.loc[mask]
+
+
+def selected_row(claim: Claim, tables: dict[str, pd.DataFrame]) -> pd.Series:
+    """Return the single row of ``claim.table`` matching ``claim.select``.
+
+    A missing table or column raises ``KeyError``; any other number of matching rows ``ValueError``.
+    """
+    rows = selected_rows(claim, tables)
     if len(rows) != 1:
         raise ValueError(f"claim {claim.id}: {claim.select} selects {len(rows)} rows of {claim.table!r}, expected 1")
     return rows.iloc[0]
@@ -366,8 +379,12 @@ def selected_row(claim: Claim, tables: dict[str, pd.DataFrame]) -> pd.Series:
 def lookup(claim: Claim, tables: dict[str, pd.DataFrame]) -> float:
     """Return the single value of ``claim.column`` in the row of ``claim.table`` matching ``claim.select``.
 
-    A value that is not a number gives NaN.
+    A value that is not a number gives NaN. A reduced claim returns the largest value of its rows
+    (NaN if there are none or any is NaN).
     """
+    if claim.reduce:
+        values = pd.to_numeric(selected_rows(claim, tables)[claim.column], errors="coerce")
+        return math.nan if values.empty else float(values.max(skipna=False))
     value = selected_row(claim, tables)[claim.column]
     try:
         return float(value)
@@ -377,6 +394,8 @@ def lookup(claim: Claim, tables: dict[str, pd.DataFrame]) -> float:
 
 def not_computed(claim: Claim, tables: dict[str, pd.DataFrame]) -> str:
     """Return the row's ``data_status`` text (why its values could not be computed), else ``""``."""
+    if claim.reduce:
+        return ""
     status = selected_row(claim, tables).get(DATA_STATUS_COLUMN, "")
     return status if isinstance(status, str) else ""
 
@@ -396,10 +415,13 @@ def fill_reason(template: str, claim_id: str, values: dict[str, float]) -> str:
 
 
 def not_finite(claim: Claim, reproduced: float) -> str:
-    """Return why a non-finite ``reproduced`` (NaN, +inf or -inf) scores ``missing``, else ``""``."""
+    """Return why a non-finite ``reproduced`` (NaN, +inf or -inf) scores ``missing``, else ``""``.
+
+    A reduced claim's infinite worst case was computed (e.g. a point that spent ε = ∞): it is judged.
+    """
     if math.isnan(reproduced):
         return f"not computed: {claim.table}.{claim.column} is empty or NaN"
-    if math.isinf(reproduced):
+    if math.isinf(reproduced) and not claim.reduce:
         return f"not computed: {claim.table}.{claim.column} is {reproduced}, not a finite number"
     return ""
 
@@ -550,6 +572,6 @@ def duplicate_judgements(claims: list[Claim], tables: dict[str, pd.DataFrame]) -
     for claim in claims:
         if claim.table not in tables:
             continue
-        row = selected_row(claim, tables).name
+        row = tuple(selected_rows(claim, tables).index) if claim.reduce else selected_row(claim, tables).name
         cells.setdefault((claim.table, row, claim.column), []).append(claim.id)
     return [tuple(ids) for ids in cells.values() if len(ids) > 1]

@@ -4,6 +4,7 @@ from dpreplication.data import tabular
 from dpreplication.pipeline.jobs import publish, start
 from dpreplication.plotting import curves
 from dpreplication.replications.privgene import comparison_figures as pgc
+from dpreplication.replications.privgene.jobs import ledger
 
 start(snakemake)
 figure = snakemake.params.figure
@@ -24,4 +25,4 @@ figure = curves.value_against_epsilon(
     settings["kmeans"]["log_y"],
     pgc.REFERENCE_METHODS,
 )
-publish(snakemake, table, figure)
+publish(snakemake, table, figure, ledger=ledger(jobs))

@@ -4,15 +4,19 @@ from dpreplication.data import tabular
 from dpreplication.pipeline.jobs import publish, start
 from dpreplication.plotting import curves
 from dpreplication.replications.privgene import figures
+from dpreplication.replications.privgene.jobs import ledger
 
 start(snakemake)
 jobs = pd.concat(map(pd.read_csv, snakemake.input.jobs))
 runs = pd.concat([jobs, *(pd.read_csv(path) for path in snakemake.input.paper_r)])
-table = figures.eem_vs_em(runs, pd.concat(map(pd.read_csv, snakemake.input.references)))
+references = pd.concat(map(pd.read_csv, snakemake.input.references))
+table = figures.eem_vs_em(runs, references)
+releases = pd.concat([runs, references])
 for prefix, figure, data in zip(("us_", "br_"), ("Fig. 6", "Fig. 7"), map(tabular.load, snakemake.input.data)):
     panel = table[table.dataset == data.name]
     title = figures.figure_title(figure, data, snakemake.params.settings["epsilon"])
-    publish(snakemake, panel, curves.error_against_iteration(panel, title), prefix=prefix)
+    shown = releases[releases.dataset.eq(data.name) & releases.task.isin(panel.task)]
+    publish(snakemake, panel, curves.error_against_iteration(panel, title), prefix=prefix, ledger=ledger(shown))
 publish(snakemake, figures.eem_vs_em_summary(table, runs), prefix="summary_")
 trace = figures.dampening_trace(jobs, snakemake.params.settings["algorithm"])
 publish(snakemake, trace, curves.dampening_against_iteration(trace), prefix="trace_")

@@ -14,6 +14,12 @@ method of a repetition is paired.
 
 A solver that does not converge (:class:`~dpreplication.learning.models.ConvergenceError`)
 releases nothing: its rows carry a NaN value and the message in ``failure``.
+
+Each release runs inside its own privacy ledger (:func:`dpreplication.accounting.ledger.spending`)
+with the row's ε as its budget (none for NoPrivacy): the row carries what the release's draws
+recorded (``spent_epsilon``, ``spent_delta``, ``draws``, ``events``), and a draw that would exceed
+the budget stops the job (:class:`~dpreplication.accounting.ledger.PrivacyBudgetExceeded`).
+Preparing a method (fits shared by every ε) must release nothing; a draw there stops the job.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from dpreplication import seeding
+from dpreplication.accounting.ledger import LEDGER_COLUMNS, ledger_table, spending
 from dpreplication.data import tabular
 from dpreplication.learning import models
 from dpreplication.learning.genetic import TRACE_COLUMNS
@@ -106,18 +113,24 @@ def run_job(data: tabular.TabularData, job: Job, repetition: int, *, seed: int) 
         train_y, test_y = (None, None) if labels is None else (labels[train], labels[test])
         keys = {"repetition": repetition, "fold": fold, "n_train": len(train_x), "n_test": len(test_x)}
         state, released, failure = None, None, ""
-        try:
-            state = prepare(task, train_x, train_y, job.settings, streams)
-        except models.ConvergenceError as error:
-            failure = _failure(label, error)
+        with spending() as preparation:
+            try:
+                state = prepare(task, train_x, train_y, job.settings, streams)
+            except models.ConvergenceError as error:
+                failure = _failure(label, error)
+        if preparation.entries:
+            raise RuntimeError(
+                f"{label}: preparing a fold drew privacy noise ({preparation.describe()}); only a release may"
+            )
         for epsilon in job.epsilons:
             rng = streams(epsilon) if job.epsilon_keyed else streams()
-            if not failure:  # a solver that failed once releases nothing for the rest of the fold
-                try:
-                    released = release(state, epsilon, rng)
-                except models.ConvergenceError as error:
-                    released, failure = None, _failure(label, error)
-            point = {**keys, "epsilon": epsilon}
+            with spending(None if job.method in EPSILON_FREE else float(epsilon)) as ledger:
+                if not failure:  # a solver that failed once releases nothing for the rest of the fold
+                    try:
+                        released = release(state, epsilon, rng)
+                    except models.ConvergenceError as error:
+                        released, failure = None, _failure(label, error)
+            point = {**keys, "epsilon": epsilon, **ledger.summary()}
             if released is None:
                 rows.append({**point, task.value: np.nan, "r": np.nan, "failure": failure})
             elif job.trace:
@@ -129,8 +142,19 @@ def run_job(data: tabular.TabularData, job: Job, repetition: int, *, seed: int) 
                 rows.append({**point, task.value: value, "r": released.r, "failure": ""})
     columns = ["repetition", "fold", "n_train", "n_test", "epsilon"]
     columns += ["r", *TRACE_COLUMNS, task.value, "failure"] if job.trace else [task.value, "r", "failure"]
+    columns += LEDGER_COLUMNS
     frame = pd.DataFrame(rows, columns=columns)
     return with_key_columns(frame, dataset=data.name, task=task.name, method=label, **job.columns)
+
+
+def ledger(rows: pd.DataFrame) -> pd.DataFrame:
+    """Return the privacy ledger of the points that :func:`run_job` rows release, one row per point.
+
+    A point is a (dataset, task, method, key column, ε) of the rows
+    (:func:`~dpreplication.accounting.ledger.ledger_table`); NoPrivacy states no budget.
+    """
+    keys = [column for column in ("dataset", "task", "method", "c", "k", "C") if column in rows]
+    return ledger_table(rows, keys, non_private=EPSILON_FREE)
 
 
 def _failure(method: str, error: Exception) -> str:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from dpreplication.accounting.ledger import record_non_private
 from dpreplication.learning import functional_mechanism, models, objective_perturbation, output_perturbation
 from dpreplication.learning import sample_and_aggregate as gupt
 from dpreplication.learning.fitness import KMeansFitness, LogisticFitness, SVMFitness
@@ -296,7 +297,8 @@ def prepare_noprivacy(task, x, y, settings: MethodSettings, streams):
 
 
 def release_noprivacy(state, epsilon: float, rng) -> Release:
-    """NoPrivacy releases its fit (no privacy; the same for every ε)."""
+    """NoPrivacy releases its fit (no privacy, ε = ∞ in the ledger; the same for every ε)."""
+    record_non_private("NoPrivacy")
     return Release(state)
 
 

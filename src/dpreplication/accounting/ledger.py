@@ -1,0 +1,260 @@
+"""The privacy ledger: what each released quantity spent, recorded where its noise is drawn.
+
+Every function that draws privacy noise calls one ``record_*`` function with the parameters its
+sampler actually uses (the noise scale and the sensitivity it was given, the selection's scale,
+DP-SGD's noise multiplier, sampling rate and steps), not the ε its caller meant to spend. A job
+opens :func:`spending` around one released quantity (a curve point's model, a teacher, a query
+set); the records of everything drawn inside go to that :class:`Ledger` without an argument
+threaded through the calls (a :mod:`contextvars` variable). Outside :func:`spending` a record
+costs one lookup and is dropped.
+
+The ledger composes its events with a dp-accounting accountant
+(:class:`~dpreplication.accounting.events.BasicCompositionAccountant` for pure and (ε, δ) events,
+whose ε add up exactly; dp-accounting's ``RdpAccountant`` for DP-SGD) and refuses a record that
+would take the pure ε past the budget it was opened with (:class:`PrivacyBudgetExceeded`).
+
+What a ledger cannot see: a wrong sensitivity. A caller that under-states Δ draws too little noise
+and records the ε it promised; the privacy audits of the mechanisms (exact privacy loss, hockey
+stick) are the check for that.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+LEDGER_COLUMNS = ["spent_epsilon", "spent_delta", "draws", "mechanisms", "events"]
+"""The columns of :meth:`Ledger.summary`, as a job's rows carry them."""
+RELATIVE_TOLERANCE = 1e-9
+"""Float slack of the budget guard and of a ledger check: ε summed over many parts of a budget."""
+
+
+class PrivacyBudgetExceeded(RuntimeError):
+    """A release would take a ledger's spending past its budget; nothing was drawn."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One record: ``count`` draws of ``event`` by ``mechanism``, each ``(epsilon, delta)``-DP (NaN: RDP only)."""
+
+    mechanism: str
+    event: object
+    count: int
+    epsilon: float
+    delta: float
+
+
+@dataclass
+class Ledger:
+    """The records of one released quantity, and the budget it may spend (``None``: not capped)."""
+
+    budget_epsilon: float | None = None
+    budget_delta: float = 0.0
+    entries: list[Entry] = field(default_factory=list)
+    pure_epsilon: float = 0.0
+    """Running ε of the records that have one (the budget guard's sum; :meth:`spent` composes exactly)."""
+
+    def add(self, mechanism: str, event, count: int = 1) -> None:
+        """Record ``count`` draws of ``event``; refuse one that would exceed the pure-ε budget."""
+        from dpreplication.accounting.events import epsilon_delta
+
+        try:
+            epsilon, delta = epsilon_delta(event)
+        except ValueError:  # an RDP event (DP-SGD): composed at the end, not capped per record
+            epsilon, delta = math.nan, math.nan
+        spent = self.pure_epsilon + (0.0 if math.isnan(epsilon) else count * epsilon)
+        if self.budget_epsilon is not None and spent > self.budget_epsilon * (1.0 + RELATIVE_TOLERANCE):
+            raise PrivacyBudgetExceeded(
+                f"{mechanism} would spend ε = {count * epsilon:.6g} ({count} × {epsilon:.6g}), taking this "
+                f"release to ε = {spent:.6g} of its budget ε = {self.budget_epsilon:.6g}"
+            )
+        self.pure_epsilon = spent
+        self.entries.append(Entry(mechanism, event, int(count), epsilon, delta))
+
+    def event(self):
+        """Everything recorded, as one dp-accounting ``ComposedDpEvent`` of ``SelfComposedDpEvent``."""
+        from dp_accounting import dp_event
+
+        return dp_event.ComposedDpEvent([dp_event.SelfComposedDpEvent(e.event, e.count) for e in self.entries])
+
+    def spent(self) -> tuple[float, float]:
+        """Composed ``(ε, δ)``: basic composition when every event has its own (ε, δ), else RDP at the budget's δ."""
+        from dpreplication.accounting.events import BasicCompositionAccountant
+
+        basic = BasicCompositionAccountant()
+        if basic.supports(self.event()):
+            basic.compose(self.event())
+            return basic.epsilon, basic.delta
+        from dp_accounting.rdp import RdpAccountant
+
+        return RdpAccountant().compose(self.event()).get_epsilon(self.budget_delta), self.budget_delta
+
+    def describe(self) -> str:
+        """``mechanism ε=… ×count`` per kind of record, in the order first recorded; ``"none"`` if empty."""
+        counts = Counter()
+        for entry in self.entries:
+            counts[(entry.mechanism, _format(entry.epsilon, entry.event))] += entry.count
+        return "; ".join(f"{mechanism} {cost} ×{count}" for (mechanism, cost), count in counts.items()) or "none"
+
+    def summary(self) -> dict:
+        """:data:`LEDGER_COLUMNS`: composed (ε, δ), draws (records × their counts), mechanisms, :meth:`describe`."""
+        epsilon, delta = self.spent()
+        return {
+            "spent_epsilon": epsilon,
+            "spent_delta": delta,
+            "draws": sum(entry.count for entry in self.entries),
+            "mechanisms": " + ".join(dict.fromkeys(entry.mechanism for entry in self.entries)) or "none",
+            "events": self.describe(),
+        }
+
+
+def _format(epsilon: float, event) -> str:
+    return f"ε={epsilon:.6g}" if not math.isnan(epsilon) else type(event).__name__
+
+
+_ACTIVE: ContextVar[Ledger | None] = ContextVar("dpreplication_privacy_ledger", default=None)
+
+
+@contextmanager
+def spending(budget_epsilon: float | None = None, budget_delta: float = 0.0) -> Iterator[Ledger]:
+    """Collect the records of everything released inside the block in a new :class:`Ledger`.
+
+    ``budget_epsilon``: the pure ε the block may spend (``None``: no cap). Blocks nest: the inner
+    ledger takes the records of its block only.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpreplication.accounting import spending
+    >>> from dpreplication.mechanisms import laplace_mechanism
+    >>> with spending(budget_epsilon=1.0) as ledger:
+    ...     first = laplace_mechanism(3.0, 0.25, np.random.default_rng(0))
+    ...     second = laplace_mechanism(3.0, 0.75, np.random.default_rng(1), sensitivity=2.0)
+    >>> ledger.spent(), ledger.describe()
+    ((1.0, 0.0), 'laplace_mechanism ε=0.25 ×1; laplace_mechanism ε=0.75 ×1')
+    """
+    ledger = Ledger(budget_epsilon, budget_delta)
+    token = _ACTIVE.set(ledger)
+    try:
+        yield ledger
+    finally:
+        _ACTIVE.reset(token)
+
+
+# =========================================================================== records, at the draw
+
+
+def record_laplace(mechanism: str, scale: float, sensitivity: float, count: int = 1) -> None:
+    """``count`` draws of ``Lap(scale)`` on a query of L1 sensitivity Δ (dp-accounting ``LaplaceDpEvent``, ε = Δ/scale)."""
+    if (ledger := _ACTIVE.get()) is not None:
+        from dp_accounting import dp_event
+
+        ledger.add(mechanism, dp_event.LaplaceDpEvent(float(scale) / float(sensitivity)), count)
+
+
+def record_report_noisy_max(mechanism: str, noise: str, scale: float, sensitivity: float, count: int = 1) -> None:
+    """``count`` selections ``argmax(q + scale·N)`` over scores of sensitivity Δ (ε = 2Δ/scale)."""
+    if (ledger := _ACTIVE.get()) is not None:
+        from dpreplication.accounting.events import ReportNoisyMaxDpEvent
+
+        ledger.add(mechanism, ReportNoisyMaxDpEvent(noise, float(scale), float(sensitivity)), count)
+
+
+def record_objective_perturbation(mechanism: str, noise_epsilon: float, curvature: float, n: int, ridge: float) -> None:
+    """One objective-perturbation minimiser (ε = ε_b + 2 log(1 + c/(nΛ)))."""
+    if (ledger := _ACTIVE.get()) is not None:
+        from dpreplication.accounting.events import ObjectivePerturbationDpEvent
+
+        ledger.add(
+            mechanism, ObjectivePerturbationDpEvent(float(noise_epsilon), float(curvature), int(n), float(ridge))
+        )
+
+
+def record_truncated_laplace(mechanism: str, scale: float, bound: float, sensitivity: float, count: int = 1) -> None:
+    """``count`` draws of the truncated Laplacian ``Lap(scale)`` on ``[-bound, bound]`` at sensitivity Δ."""
+    if (ledger := _ACTIVE.get()) is not None:
+        from dpreplication.accounting.events import TruncatedLaplaceDpEvent
+
+        ledger.add(mechanism, TruncatedLaplaceDpEvent(float(scale), float(bound), float(sensitivity)), count)
+
+
+def record_dp_sgd(mechanism: str, noise_multiplier: float, sampling_probability: float, steps: int) -> None:
+    """DP-SGD: ``steps`` Poisson-sampled Gaussian steps (dp-accounting events, composed by RDP)."""
+    if (ledger := _ACTIVE.get()) is not None:
+        from dp_accounting import dp_event
+
+        step = dp_event.PoissonSampledDpEvent(float(sampling_probability), dp_event.GaussianDpEvent(noise_multiplier))
+        ledger.add(mechanism, step, int(steps))
+
+
+def record_non_private(mechanism: str) -> None:
+    """Record a release without privacy (dp-accounting ``NonPrivateDpEvent``: ε = ∞)."""
+    if (ledger := _ACTIVE.get()) is not None:
+        from dp_accounting import dp_event
+
+        ledger.add(mechanism, dp_event.NonPrivateDpEvent())
+
+
+# =========================================================================== per published point
+
+
+def relative_error(spent, stated):
+    """``|spent/stated - 1|``, 0 where both are infinite (a non-private release stated as such)."""
+    import numpy as np
+
+    spent, stated = np.asarray(spent, dtype=float), np.asarray(stated, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        error = np.abs(spent / stated - 1.0)
+    return np.where(np.isinf(spent) & np.isinf(stated), 0.0, error)
+
+
+def ledger_table(rows, by, *, non_private=(), release=("repetition", "fold")):
+    """One row per published point (``by`` + ``epsilon``): its releases' ledgers against its stated ε.
+
+    ``rows`` are a job's rows (one per release, or several per release for a trace: deduplicated on
+    ``by``, ``release`` and ε), carrying :data:`LEDGER_COLUMNS`. A method of ``non_private`` states no
+    budget (ε = ∞); every other point states its ``epsilon``. Releases that failed (``failure``)
+    released nothing and are counted apart. ``ledger_error`` is the worst ``|spent/stated - 1|`` of
+    the point's releases: 0 up to float error when every release spent exactly its stated ε; an
+    over- or under-spending release shows as a positive error.
+    """
+    import numpy as np
+
+    keys = [*by, "epsilon"]
+    releases = rows.drop_duplicates([*by, *release, "epsilon"])
+    failed = releases["failure"].fillna("").astype(str) != ""
+    released = releases.loc[~failed].copy()
+    released["stated_epsilon"] = np.where(released["method"].isin(non_private), np.inf, released["epsilon"])
+    released["ledger_error"] = relative_error(released["spent_epsilon"], released["stated_epsilon"])
+    table = released.groupby(keys, dropna=False, sort=False).agg(
+        stated_epsilon=("stated_epsilon", "first"),
+        releases=("spent_epsilon", "size"),
+        spent_epsilon_min=("spent_epsilon", "min"),
+        spent_epsilon_max=("spent_epsilon", "max"),
+        spent_delta_max=("spent_delta", "max"),
+        draws_min=("draws", "min"),
+        draws_max=("draws", "max"),
+        mechanisms=("mechanisms", lambda names: " | ".join(dict.fromkeys(names))),
+        ledger_error=("ledger_error", "max"),
+    )
+    failures = releases.loc[failed].groupby(keys, dropna=False, sort=False).size().rename("failed_releases")
+    table = table.join(failures).fillna({"failed_releases": 0}).reset_index()
+    return table.astype({"failed_releases": int}).sort_values(keys, ignore_index=True)
+
+
+def ledger_digest(table) -> dict:
+    """Summarise a :func:`ledger_table` for the sidecar: points, releases, mechanisms, worst error."""
+    mechanisms = sorted(
+        {name for cell in table["mechanisms"] for part in cell.split(" | ") for name in part.split(" + ")}
+    )
+    return {
+        "points": len(table),
+        "releases": int(table["releases"].sum()),
+        "failed_releases": int(table["failed_releases"].sum()),
+        "mechanisms": mechanisms,
+        "worst_ledger_error": float(table["ledger_error"].max()) if len(table) else None,
+    }

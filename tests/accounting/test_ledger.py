@@ -1,0 +1,244 @@
+"""The privacy ledger: every releasing function records, at its draw, the ε it actually spends.
+
+Each releaser runs inside :func:`~dpreplication.accounting.ledger.spending` at a moderate ε and its
+ledger must compose to the releaser's stated guarantee to 1e-9; a noise scale mutated by a factor 2
+(the ``noise_scale`` and ``laplace_scale`` every selection and Laplace draw goes through) must show
+in the ledger, and the budget guard must refuse an overspending draw before it draws.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from dp_accounting import dp_event
+from dp_accounting.rdp import RdpAccountant
+
+from dpreplication.accounting import ledger
+from dpreplication.accounting.events import (
+    BasicCompositionAccountant,
+    ObjectivePerturbationDpEvent,
+    ReportNoisyMaxDpEvent,
+    TruncatedLaplaceDpEvent,
+    epsilon_delta,
+)
+from dpreplication.learning import functional_mechanism, gupt_loose, models, objective_perturbation
+from dpreplication.learning import output_perturbation as op
+from dpreplication.learning import sample_and_aggregate as gupt
+from dpreplication.learning.fitness import LogisticFitness
+from dpreplication.learning.genetic import PrivGeneSettings, privgene
+from dpreplication.mechanisms import additive, enhanced_exponential, quantile, selection, selection_sampling
+from dpreplication.mechanisms import truncated_laplace as tl
+
+EPSILON = 0.8
+SCORES = np.array([3.0, 2.0, 0.0, 2.5, 1.0])
+
+
+def rng():
+    return np.random.default_rng(7)
+
+
+def unit_data(n=400, d=3):
+    generator = np.random.default_rng(3)
+    x = generator.uniform(-1, 1, (n, d)) / np.sqrt(d)
+    return x, np.where(x[:, 0] > 0, 1, -1)
+
+
+RELEASES = {
+    "laplace_mechanism": (lambda: additive.laplace_mechanism(np.zeros(4), EPSILON, rng(), 2.0), EPSILON),
+    "report_noisy_max exponential": (
+        lambda: selection_sampling.sample_report_noisy_max(SCORES, EPSILON, 1.0, 5, rng(), "exponential"),
+        5 * EPSILON,
+    ),
+    "report_noisy_max gumbel": (
+        lambda: selection_sampling.sample_report_noisy_max(SCORES, EPSILON, 1.0, 5, rng(), "gumbel"),
+        5 * EPSILON,
+    ),
+    "report_noisy_max laplace": (
+        lambda: selection_sampling.sample_report_noisy_max(SCORES, EPSILON, 1.0, 5, rng(), "laplace"),
+        5 * EPSILON,
+    ),
+    "permute_and_flip batch": (
+        lambda: selection_sampling.sample_permute_and_flip_batch(SCORES, EPSILON, 1.0, 3, rng()),
+        3 * EPSILON,
+    ),
+    "permute_and_flip literal": (
+        lambda: selection_sampling.sample_permute_and_flip_literal(SCORES, EPSILON, 1.0, 3, rng()),
+        3 * EPSILON,
+    ),
+    "intermediate A": (lambda: selection_sampling.sample_intermediate_a(SCORES, EPSILON, 1.0, 2, rng()), 2 * EPSILON),
+    "intermediate B": (lambda: selection_sampling.sample_intermediate_b(SCORES, EPSILON, 1.0, 2, rng()), 2 * EPSILON),
+    "EEM select, k draws": (lambda: enhanced_exponential.select(SCORES, EPSILON, 2.0, 3, rng()), EPSILON),
+    "EEM select, RNM-Exp": (lambda: enhanced_exponential.select(SCORES, EPSILON, 2.0, 2, rng(), "rnm_exp"), EPSILON),
+    "private_quantile": (lambda: quantile.private_quantile(np.linspace(0, 1, 50), 0.5, EPSILON, 0, 1, rng()), EPSILON),
+    "majority_classifier": (lambda: models.majority_classifier(np.array([0, 1, 1, 1.0]), EPSILON, rng()), EPSILON),
+    "PrivateERM (ε' branch)": (lambda: objective_perturbation.fit_private_erm(*unit_data(), EPSILON, rng()), EPSILON),
+    "PrivateERM (extra ridge branch)": (
+        lambda: objective_perturbation.fit_private_erm(*unit_data(40), EPSILON, rng(), loss="huber"),
+        EPSILON,
+    ),
+    "functional mechanism": (
+        lambda: functional_mechanism.perturb_coefficients(np.zeros((3, 3)), np.zeros(3), EPSILON, rng()),
+        EPSILON,
+    ),
+    "PrivateSVM": (lambda: op.privatise_svm_weights(np.ones(4), 500, EPSILON, rng()), EPSILON),
+    "GUPT, φ = ½": (lambda: gupt.gupt_aggregate(np.zeros((20, 3)), (-1, 1), EPSILON, rng(), 0.5), EPSILON / 2),
+    "GUPT loose range": (
+        lambda: gupt_loose.gupt_loose_aggregate(np.linspace(-1, 1, 60).reshape(20, 3), (-1, 1), EPSILON, rng(), rng()),
+        EPSILON,
+    ),
+    "PrivGene": (
+        lambda: privgene(LogisticFitness(*unit_data()), EPSILON, PrivGeneSettings(m=20, c=0.05), rng()),
+        EPSILON,
+    ),
+}
+"""Releaser → (a call at ε = 0.8, the ε its guarantee states). Counts compose: n draws spend n·ε."""
+
+
+@pytest.mark.parametrize("name", RELEASES)
+def test_each_releaser_records_its_stated_epsilon(name):
+    release, stated = RELEASES[name]
+    with ledger.spending() as spent:
+        release()
+    epsilon, delta = spent.spent()
+    assert epsilon == pytest.approx(stated, rel=1e-9, abs=0) and delta == 0, spent.describe()
+    assert spent.summary()["spent_epsilon"] == epsilon and spent.summary()["draws"] >= 1
+
+
+def test_privgene_spends_its_budget_over_its_rounds():
+    """r rounds at ε/r: m' draws at ε/(r·m') each, the last round one draw at ε/r (Algorithm 1)."""
+    with ledger.spending(EPSILON) as spent:
+        run = privgene(LogisticFitness(*unit_data()), EPSILON, PrivGeneSettings(m=20, c=0.05, m_prime=2), rng())
+    r = run.iterations
+    assert r >= 2 and spent.summary()["draws"] == 2 * (r - 1) + 1
+    assert [entry.epsilon for entry in spent.entries] == pytest.approx(
+        [EPSILON / (2 * r)] * (2 * r - 2) + [EPSILON / r]
+    )
+
+
+def test_truncated_laplace_records_its_epsilon_and_delta_per_entry():
+    with ledger.spending() as spent:
+        tl.truncated_laplace_mechanism(np.zeros(3), EPSILON, 1e-5, rng())
+    epsilon, delta = spent.spent()
+    assert epsilon == pytest.approx(3 * EPSILON, rel=1e-12) and delta == pytest.approx(3e-5, rel=1e-9)
+
+
+def test_dp_sgd_composes_by_rdp_as_dp_accounting_does():
+    """The DP-SGD record is dp-accounting's Poisson-sampled Gaussian, composed by its RDP accountant."""
+    with ledger.spending(budget_delta=1e-5) as spent:
+        ledger.record_dp_sgd("dp_sgd", 1.1, 0.01, 1000)
+    step = dp_event.PoissonSampledDpEvent(0.01, dp_event.GaussianDpEvent(1.1))
+    expected = RdpAccountant().compose(step, 1000).get_epsilon(1e-5)
+    assert spent.spent() == (pytest.approx(expected, rel=1e-12), 1e-5)
+    assert spent.budget_delta == 1e-5 and 0.5 < expected < 5
+
+
+def test_non_private_releases_record_infinite_epsilon():
+    with ledger.spending() as spent:
+        ledger.record_non_private("NoPrivacy")
+    assert spent.spent() == (math.inf, 0.0) and spent.summary()["mechanisms"] == "NoPrivacy"
+
+
+# --------------------------------------------------------------------------- the privacy maps
+
+
+def test_event_privacy_maps():
+    """ε = 2Δ/b for a selection; CMS Theorem 9 for objective perturbation (both calibration branches
+    give back the ε they were calibrated for); Geng et al.'s δ for the truncated Laplacian."""
+    assert epsilon_delta(ReportNoisyMaxDpEvent("gumbel", selection.noise_scale(0.3, 2.0), 2.0)) == (
+        pytest.approx(0.3),
+        0.0,
+    )
+    for n, regulariser in ((10_000, 1e-3), (50, 1e-3)):
+        cal = objective_perturbation.erm_calibration(EPSILON, n, regulariser, 0.25)
+        event = ObjectivePerturbationDpEvent(cal.epsilon_prime, 0.25, n, regulariser + cal.extra_regulariser)
+        assert epsilon_delta(event)[0] == pytest.approx(EPSILON, rel=1e-12)
+    cal = tl.calibrate_truncated_laplace(EPSILON, 1e-6)
+    epsilon, delta = epsilon_delta(TruncatedLaplaceDpEvent(float(cal.scale), float(cal.bound), 1.0))
+    assert (epsilon, delta) == (pytest.approx(EPSILON), pytest.approx(1e-6, rel=1e-9))
+    laplace = dp_event.LaplaceDpEvent(additive.laplace_scale(0.4, 3.0) / 3.0)
+    composed = dp_event.ComposedDpEvent([dp_event.SelfComposedDpEvent(laplace, 3), dp_event.NoOpDpEvent()])
+    assert epsilon_delta(composed) == (pytest.approx(1.2), 0.0)
+    with pytest.raises(ValueError, match="RDP accountant"):
+        epsilon_delta(dp_event.GaussianDpEvent(1.0))
+
+
+def test_basic_composition_accountant_is_a_dp_accounting_accountant():
+    accountant = BasicCompositionAccountant()
+    accountant.compose(dp_event.LaplaceDpEvent(2.0), 4).compose(TruncatedLaplaceDpEvent(1.0, 10.0, 1.0))
+    assert accountant.epsilon == pytest.approx(3.0) and accountant.delta > 0
+    assert accountant.get_epsilon(1.0) == accountant.epsilon and accountant.get_epsilon(0.0) == math.inf
+    assert accountant.get_delta(3.0 + 1e-9) == accountant.delta and accountant.get_delta(2.9) == 1.0
+    assert not accountant.supports(dp_event.GaussianDpEvent(1.0))
+
+
+# --------------------------------------------------------------------------- mutated scales, the guard
+
+
+@pytest.mark.parametrize(
+    "module, name, release",
+    [
+        (selection_sampling, "noise_scale", "EEM select, k draws"),
+        (selection_sampling, "noise_scale", "report_noisy_max gumbel"),
+        (selection_sampling, "noise_scale", "intermediate A"),
+        (additive, "laplace_scale", "majority_classifier"),
+        (additive, "laplace_scale", "functional mechanism"),
+    ],
+)
+@pytest.mark.parametrize("factor", [0.5, 2.0])
+def test_a_noise_scale_off_by_two_shows_in_the_ledger(module, name, release, factor, monkeypatch):
+    """A scale formula mutated by ½ or 2 changes what the draw records: 2ε or ε/2 against the statement."""
+    original = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *args: factor * original(*args))
+    call, stated = RELEASES[release]
+    with ledger.spending() as spent:
+        call()
+    assert float(ledger.relative_error(spent.spent()[0], stated)) == pytest.approx(abs(1 / factor - 1), rel=1e-9)
+
+
+def test_the_budget_guard_refuses_before_drawing():
+    generator = rng()
+    with ledger.spending(1.0) as spent:
+        additive.laplace_mechanism(0.0, 0.6, generator)
+        state = generator.bit_generator.state
+        with pytest.raises(ledger.PrivacyBudgetExceeded, match=r"laplace_mechanism would spend ε = 0\.6 .*ε = 1\.2 "):
+            additive.laplace_mechanism(0.0, 0.6, generator)
+    assert generator.bit_generator.state == state and len(spent.entries) == 1
+    with ledger.spending(1.0):
+        for _ in range(1000):  # float sums of a split budget stay within it
+            enhanced_exponential.select(SCORES, 1.0 / 1000, 2.0, 1, generator)
+
+
+def test_records_outside_a_ledger_are_dropped_and_ledgers_nest():
+    additive.laplace_mechanism(0.0, 0.5, rng())  # no ledger: nothing to record, nothing raised
+    with ledger.spending() as outer:
+        additive.laplace_mechanism(0.0, 0.5, rng())
+        with ledger.spending() as inner:
+            additive.laplace_mechanism(0.0, 0.25, rng())
+    assert outer.spent()[0] == pytest.approx(0.5) and inner.spent()[0] == pytest.approx(0.25)
+
+
+def test_ledger_table_judges_each_point_against_its_statement():
+    import pandas as pd
+
+    rows = pd.DataFrame(
+        {
+            "method": ["A", "A", "A", "B", "NoPrivacy"],
+            "repetition": 0,
+            "fold": [0, 1, 2, 0, 0],
+            "epsilon": [0.5, 0.5, 0.5, 1.0, 1.0],
+            "failure": ["", "", "ConvergenceError: x", "", ""],
+            "spent_epsilon": [0.5, 0.5, 0.2, 2.0, math.inf],
+            "spent_delta": 0.0,
+            "draws": [3, 3, 1, 1, 0],
+            "mechanisms": ["laplace_mechanism", "laplace_mechanism", "laplace_mechanism", "x", "NoPrivacy"],
+        }
+    )
+    table = ledger.ledger_table(rows, ["method"], non_private=("NoPrivacy",)).set_index("method")
+    assert table.loc["A", "releases"] == 2 and table.loc["A", "failed_releases"] == 1
+    assert table.loc["A", "ledger_error"] == 0 and table.loc["B", "ledger_error"] == 1.0
+    assert table.loc["NoPrivacy", "ledger_error"] == 0 and np.isinf(table.loc["NoPrivacy", "stated_epsilon"])
+    digest = ledger.ledger_digest(table.reset_index())
+    assert digest == {"points": 3, "releases": 4, "failed_releases": 1, "worst_ledger_error": 1.0,
+                      "mechanisms": ["NoPrivacy", "laplace_mechanism", "x"]}  # fmt: skip
