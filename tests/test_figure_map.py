@@ -28,10 +28,19 @@ def test_every_published_output_is_on_the_map(rows):
     published = {
         (path.parent.name, path.stem)
         for path in (REPO / "figures").glob("*/*.csv")
-        if path.stem != "scorecard" and path.parent.name in fm.PAPERS
+        if path.stem != "scorecard" and path.parent.name in fm.PAPERS and not path.name.endswith(".ledger.csv")
     }
     assert published <= mapped, sorted(published - mapped)
     assert {(p.parent.name, p.stem) for p in (REPO / "figures").glob("*/*.png")} <= mapped
+
+
+def test_private_figures_show_what_ran_from_their_ledgers(rows):
+    """Every committed privacy ledger is on the map, with the mechanisms its sidecar's digest names."""
+    ledgers = {path.name.removesuffix(".ledger.csv") for path in (REPO / "figures").glob("*/*.ledger.csv")}
+    shown = {entry.split(":")[0]: entry for row in rows for entry in row.spent}
+    assert set(shown) == ledgers
+    if "fig3_lr" in shown:
+        assert "`report_noisy_max[gumbel]`" in shown["fig3_lr"] and "`objective_perturbation`" in shown["fig3_lr"]
 
 
 @pytest.mark.parametrize(

@@ -38,8 +38,22 @@ def report(tmp_path):
     axes[0, 0].plot([0, 1], [0, 1])
     png = save_png(figure, tmp_path / "f.png")
     (tmp_path / "t.csv").write_text("epsilon,value\n0.5,1.25\n1.0,2.5\n")
+    ledger = {"points": 1, "releases": 3, "failed_releases": 0, "mechanisms": ["laplace_mechanism"],
+              "worst_ledger_error": 2.2e-16}  # fmt: skip
     (tmp_path / "f.json").write_text(
-        json.dumps({"settings": {"epsilon": 0.5}, "seed": 7, "profile": "variant", "commit": "abc123", "dirty": False})
+        json.dumps(
+            {
+                "settings": {"epsilon": 0.5},
+                "seed": 7,
+                "profile": "variant",
+                "commit": "abc123",
+                "dirty": False,
+                "ledger": ledger,
+            }
+        )  # fmt: skip
+    )
+    (tmp_path / "f.ledger.csv").write_text(
+        "method,epsilon,stated_epsilon,releases,ledger_error\nMajority,0.5,0.5,3,0.0\n"
     )
     (tmp_path / "f.rst").write_text("F1 — a curve with ``epsilon`` from the config.")
     (tmp_path / "t.rst").write_text("T1 — a table & its <values>.")
@@ -69,6 +83,7 @@ def test_landing_page_scorecard_items_and_parameters(report):
     assert "data:image/png;base64," in report and "<td>1.25</td>" in report
     assert "<code>epsilon</code>" in report and "T1 — a table &amp; its &lt;values&gt;." in report
     assert "seed 7" in report and "&quot;epsilon&quot;: 0.5" in report
+    assert "Privacy ledger: 1 points, 3 releases spent by laplace_mechanism" in report and "<td>Majority</td>" in report
 
 
 def test_report_is_well_formed_html(report):

@@ -15,7 +15,7 @@ import pytest
 from dp_accounting import dp_event
 from dp_accounting.rdp import RdpAccountant
 
-from dpreplication.accounting import ledger
+from dpreplication.accounting import ledger, rdp
 from dpreplication.accounting.events import (
     BasicCompositionAccountant,
     ObjectivePerturbationDpEvent,
@@ -124,14 +124,20 @@ def test_truncated_laplace_records_its_epsilon_and_delta_per_entry():
     assert epsilon == pytest.approx(3 * EPSILON, rel=1e-12) and delta == pytest.approx(3e-5, rel=1e-9)
 
 
-def test_dp_sgd_composes_by_rdp_as_dp_accounting_does():
-    """The DP-SGD record is dp-accounting's Poisson-sampled Gaussian, composed by its RDP accountant."""
+def test_dp_sgd_composes_by_rdp_to_the_reported_teacher_epsilon():
+    """The DP-SGD record is dp-accounting's Poisson-sampled Gaussian, composed by its RDP accountant
+    over our integer orders: the ε our accountant reports for a teacher, to 1e-9; beyond its budget
+    the record is refused before any step is taken."""
     with ledger.spending(budget_delta=1e-5) as spent:
         ledger.record_dp_sgd("dp_sgd", 1.1, 0.01, 1000)
+    reported = rdp.dp_sgd_epsilon(1.1, 0.01, 1000, 1e-5)
+    assert spent.spent() == (pytest.approx(reported, rel=1e-9), 1e-5) and 1 < reported < 2
     step = dp_event.PoissonSampledDpEvent(0.01, dp_event.GaussianDpEvent(1.1))
-    expected = RdpAccountant().compose(step, 1000).get_epsilon(1e-5)
-    assert spent.spent() == (pytest.approx(expected, rel=1e-12), 1e-5)
-    assert spent.budget_delta == 1e-5 and 0.5 < expected < 5
+    assert RdpAccountant().compose(step, 1000).get_epsilon(1e-5) < reported  # its default orders are finer
+    with ledger.spending(budget_epsilon=1.0, budget_delta=1e-5) as capped:
+        with pytest.raises(ledger.PrivacyBudgetExceeded, match=r"dp_sgd would spend 1000 × PoissonSampledDpEvent"):
+            ledger.record_dp_sgd("dp_sgd", 1.1, 0.01, 1000)
+    assert capped.entries == []
 
 
 def test_non_private_releases_record_infinite_epsilon():
@@ -235,7 +241,7 @@ def test_ledger_table_judges_each_point_against_its_statement():
             "mechanisms": ["laplace_mechanism", "laplace_mechanism", "laplace_mechanism", "x", "NoPrivacy"],
         }
     )
-    table = ledger.ledger_table(rows, ["method"], non_private=("NoPrivacy",)).set_index("method")
+    table = ledger.ledger_table(rows, ["method"], non_private={"method": ("NoPrivacy",)}).set_index("method")
     assert table.loc["A", "releases"] == 2 and table.loc["A", "failed_releases"] == 1
     assert table.loc["A", "ledger_error"] == 0 and table.loc["B", "ledger_error"] == 1.0
     assert table.loc["NoPrivacy", "ledger_error"] == 0 and np.isinf(table.loc["NoPrivacy", "stated_epsilon"])

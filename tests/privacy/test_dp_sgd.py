@@ -23,7 +23,7 @@ pytest.importorskip("opacus", reason="DP-SGD needs Opacus (extra 'learning')")
 
 from release_audit import P_FLOOR, fails  # noqa: E402
 
-from dpreplication.accounting import rdp  # noqa: E402
+from dpreplication.accounting import ledger, rdp  # noqa: E402
 from dpreplication.learning import teachers  # noqa: E402
 from dpreplication.replications.darrm import teachers as darrm_teachers  # noqa: E402
 
@@ -133,6 +133,30 @@ def test_teacher_pipeline_reports_opacus_accounting_of_its_run():
     assert record.accountant_history == ((SIGMA, teachers.poisson_sample_rate(SHARD, BATCH), STEPS),)
     orders = [float(o) for o in rdp.DEFAULT_ORDERS]
     assert epsilon == pytest.approx(record.accountant.get_epsilon(DELTA, alphas=orders), rel=1e-9)
+
+
+def test_each_teacher_records_its_dp_sgd_steps_in_its_ledger():
+    """The ledger of one teacher's training, composed by dp-accounting's RDP accountant at Δ, is the
+    ε the pipeline reports, to 1e-9; a non-private teacher's ledger says ε = ∞."""
+    with ledger.spending(budget_epsilon=50.0, budget_delta=DELTA) as spent:
+        record, epsilon = teacher_epsilon()
+    assert spent.spent() == (pytest.approx(epsilon, rel=1e-9), DELTA)
+    assert spent.summary()["draws"] == STEPS and spent.summary()["mechanisms"] == "dp_sgd"
+    with ledger.spending() as free:
+        teachers.train_nonprivate(*shard(), 1, 0.01, BATCH, 0, teachers.configure_torch(1))
+    assert free.spent() == (math.inf, 0.0)
+
+
+def test_a_teacher_over_its_budget_is_refused_before_training(monkeypatch):
+    """Negative control: a trainer that hands Opacus σ/2 records the larger ε, and the teacher's
+    budget (the ε it would report for σ) refuses it before any step."""
+    original = teachers.train_private
+    monkeypatch.setattr(
+        teachers, "train_private", lambda x, y, steps, sigma, *rest, **kw: original(x, y, steps, sigma / 2, *rest, **kw)
+    )
+    budget = rdp.dp_sgd_epsilon(SIGMA, teachers.poisson_sample_rate(SHARD, BATCH), STEPS, DELTA)
+    with ledger.spending(budget, DELTA), pytest.raises(ledger.PrivacyBudgetExceeded, match="dp_sgd would spend"):
+        teacher_epsilon()
 
 
 def test_teacher_pipeline_refuses_a_run_with_other_settings(monkeypatch):

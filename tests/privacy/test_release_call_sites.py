@@ -163,9 +163,10 @@ def without_budget_guard(monkeypatch):
     monkeypatch.setattr(ledger, "RELATIVE_TOLERANCE", math.inf)
 
 
-def doubled_epsilon(monkeypatch, method):
-    """A call-site bug: the releaser of ``method`` receives 2ε."""
-    without_budget_guard(monkeypatch)
+def doubled_epsilon(monkeypatch, method, guard: bool = False):
+    """A call-site bug: the releaser of ``method`` receives 2ε (``guard``: the ledger's budget guard stays on)."""
+    if not guard:
+        without_budget_guard(monkeypatch)
     module_name, name, position = RELEASERS[method]
     module = importlib.import_module(module_name)
     original = getattr(module, name)

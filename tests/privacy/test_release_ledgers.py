@@ -8,8 +8,6 @@ itself; here the check is what the draws recorded (:mod:`dpreplication.accountin
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pytest
 from test_release_call_sites import (
@@ -20,6 +18,7 @@ from test_release_call_sites import (
     RELEASERS,
     SETTINGS,
     USE_FOLDS,
+    doubled_epsilon,
     run_privgene_job,
     toy_data,
     without_budget_guard,
@@ -54,7 +53,7 @@ def test_every_release_of_a_job_records_the_epsilon_it_states(job):
     assert len(releases) and releases.failure.eq("").all()
     np.testing.assert_allclose(releases.spent_epsilon, share * releases.epsilon, rtol=1e-9, atol=0)
     assert (releases.spent_delta == 0).all() and (releases.draws >= 1).all()
-    table = ledger.ledger_table(frame, ["dataset", "task", "method"], non_private=pg.EPSILON_FREE)
+    table = ledger.ledger_table(frame, ["dataset", "task", "method"], non_private={"method": pg.EPSILON_FREE})
     assert table.releases.sum() == len(releases) and table.failed_releases.eq(0).all()
     assert table.ledger_error.max() <= 1e-9 or share != 1.0
 
@@ -64,7 +63,7 @@ def test_noprivacy_releases_record_no_privacy():
     spec = jobs.reference("lr", "NoPrivacy", epsilon=0.5, folds=FOLDS, use_folds=USE_FOLDS)
     frame = jobs.run_job(toy_data(), spec, 0, seed=1)
     assert np.isinf(frame.spent_epsilon).all() and frame.mechanisms.eq("NoPrivacy").all()
-    table = ledger.ledger_table(frame, ["dataset", "task", "method"], non_private=pg.EPSILON_FREE)
+    table = ledger.ledger_table(frame, ["dataset", "task", "method"], non_private={"method": pg.EPSILON_FREE})
     assert table.ledger_error.eq(0).all()
     stated_private = ledger.ledger_table(frame, ["dataset", "task", "method"])  # as if it promised ε
     assert np.isinf(stated_private.ledger_error).all()
@@ -75,16 +74,7 @@ def test_ledgers_catch_a_doubled_epsilon(method, monkeypatch):
     """A call site that hands its releaser 2ε: the budget guard stops the job, naming the mechanism;
     without the guard the ledger shows the point spending 2ε (error 1)."""
     spec = jobs.comparison("lr", method, epsilons=GRID, folds=FOLDS, use_folds=USE_FOLDS, **SETTINGS[method])
-    module_name, name, position = RELEASERS[method]
-    module = importlib.import_module(module_name)
-    original = getattr(module, name)
-
-    def releaser(*args, **kwargs):
-        args = list(args)
-        args[position] = 2 * args[position]
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(module, name, releaser)
+    doubled_epsilon(monkeypatch, method, guard=True)
     with pytest.raises(ledger.PrivacyBudgetExceeded, match=r"would spend ε = 0\.2 .* budget ε = 0\.1"):
         jobs.run_job(toy_data(), spec, 0, seed=1)
     without_budget_guard(monkeypatch)

@@ -372,6 +372,7 @@ def stubbed_teacher_votes(patch):
         "remainder": "last",
         "batch_size": 4,
         "private_steps": 1,
+        "Delta": 1e-5,
         "datasets": {"mnist": {"epsilon_teacher": 1.0}, "fashion_mnist": {"epsilon_teacher": 1.0}},
     }
 

@@ -117,7 +117,8 @@ def code_inputs(*modules, plots=True):
     plot never reruns hours of training or genetic search).
     """
     core = ["__init__.py", "exports.py", "numerics.py", "seeding.py", "tables.py", "validation.py", "pipeline/config.py",
-            "pipeline/jobs.py", "pipeline/provenance.py", "accounting/ledger.py", "accounting/events.py"]
+            "pipeline/jobs.py", "pipeline/provenance.py", "accounting/ledger.py", "accounting/events.py",
+            "accounting/rdp.py"]
     if plots:
         core.append("plotting")
     files = []

@@ -257,7 +257,7 @@ rule darrm_prediction_teachers_table:
     input:
         unpack(darrm_prediction_inputs("teachers")),
         code=DR_PREDICTION_CODE,
-    output: **published(DR, "prediction_teachers", TABLE, "darrm_prediction_teachers.rst")
+    output: **published(DR, "prediction_teachers", PRIVATE_TABLE, "darrm_prediction_teachers.rst")
     params: settings=darrm_prediction_settings(), files=darrm_prediction_files("teachers")
     conda: ENVIRONMENT
     log: f"{LOGS}/{DR}/prediction_teachers.log"

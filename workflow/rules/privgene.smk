@@ -345,7 +345,7 @@ rule privgene_paper_r_comparison:
     input:
         jobs=privgene_paper_r_jobs(rules.privgene_paper_r_comparison_job.output[0]),
         code=PGC_CODE,
-    output: **published(PG, "small_epsilon_paper_r", TABLE, "privgene_small_epsilon_paper_r.rst")
+    output: **published(PG, "small_epsilon_paper_r", PRIVATE_TABLE, "privgene_small_epsilon_paper_r.rst")
     params: settings=settings(f"{PG}/comparison/paper_r")
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/small_epsilon_paper_r.log"
@@ -411,7 +411,7 @@ rule privgene_schedule_ablation:
         jobs=expand(rules.privgene_schedule_ablation_job.output[0], pg_dataset=settings(f"{PGA}/schedules")["datasets"],
                     task=["lr", "svm"], repetitions=repetition_batches(settings(f"{PGA}/schedules")["repetitions"])),
         code=PGA_CODE,
-    output: **published(PG, "schedule_ablation", ("png", "csv", "md", "json"), "privgene_schedule_ablation.rst")
+    output: **published(PG, "schedule_ablation", ("png", "csv", "md", "json", "ledger"), "privgene_schedule_ablation.rst")
     params: settings=settings(f"{PGA}/schedules")
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/schedule_ablation.log"
@@ -443,7 +443,7 @@ rule privgene_choice_of_c_epsilon:
                     task=settings(f"{PG}/choice_of_c")["tasks"],
                     repetitions=repetition_batches(settings(f"{PGA}/choice_of_c")["repetitions"])),
         code=PGA_CODE,
-    output: **published(PG, "fig2_by_epsilon", ("png", "csv", "md", "json"), "privgene_fig2_by_epsilon.rst")
+    output: **published(PG, "fig2_by_epsilon", ("png", "csv", "md", "json", "ledger"), "privgene_fig2_by_epsilon.rst")
     params:
         settings={**settings(f"{PGA}/choice_of_c"), "reference_c": settings(f"{PG}/choice_of_c")["reference_c"],
                   "paper_c": settings(f"{PG}/algorithm")["c"]},

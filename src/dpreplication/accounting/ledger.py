@@ -10,8 +10,9 @@ costs one lookup and is dropped.
 
 The ledger composes its events with a dp-accounting accountant
 (:class:`~dpreplication.accounting.events.BasicCompositionAccountant` for pure and (ε, δ) events,
-whose ε add up exactly; dp-accounting's ``RdpAccountant`` for DP-SGD) and refuses a record that
-would take the pure ε past the budget it was opened with (:class:`PrivacyBudgetExceeded`).
+whose ε add up exactly; dp-accounting's ``RdpAccountant`` over the integer orders of
+:data:`dpreplication.accounting.rdp.DEFAULT_ORDERS` for DP-SGD) and refuses a record that would take
+its ε past the budget it was opened with (:class:`PrivacyBudgetExceeded`).
 
 What a ledger cannot see: a wrong sensitivity. A caller that under-states Δ draws too little noise
 and records the ε it promised; the privacy audits of the mechanisms (exact privacy loss, hockey
@@ -25,7 +26,9 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+import numpy as np
 
 LEDGER_COLUMNS = ["spent_epsilon", "spent_delta", "draws", "mechanisms", "events"]
 """The columns of :meth:`Ledger.summary`, as a job's rows carry them."""
@@ -59,21 +62,28 @@ class Ledger:
     """Running ε of the records that have one (the budget guard's sum; :meth:`spent` composes exactly)."""
 
     def add(self, mechanism: str, event, count: int = 1) -> None:
-        """Record ``count`` draws of ``event``; refuse one that would exceed the pure-ε budget."""
+        """Record ``count`` draws of ``event``; refuse them, before they are drawn, beyond the budget.
+
+        A pure or (ε, δ) event is capped on the running sum of ε; an RDP event (DP-SGD) on the
+        ledger's composed ε at its δ with the new event.
+        """
         from dpreplication.accounting.events import epsilon_delta
 
         try:
             epsilon, delta = epsilon_delta(event)
-        except ValueError:  # an RDP event (DP-SGD): composed at the end, not capped per record
+        except ValueError:  # an RDP event: no (ε, δ) of its own
             epsilon, delta = math.nan, math.nan
+        entry = Entry(mechanism, event, int(count), epsilon, delta)
         spent = self.pure_epsilon + (0.0 if math.isnan(epsilon) else count * epsilon)
-        if self.budget_epsilon is not None and spent > self.budget_epsilon * (1.0 + RELATIVE_TOLERANCE):
-            raise PrivacyBudgetExceeded(
-                f"{mechanism} would spend ε = {count * epsilon:.6g} ({count} × {epsilon:.6g}), taking this "
-                f"release to ε = {spent:.6g} of its budget ε = {self.budget_epsilon:.6g}"
-            )
+        if self.budget_epsilon is not None:
+            taken = spent if not math.isnan(epsilon) else replace(self, entries=[*self.entries, entry]).spent()[0]
+            if taken > self.budget_epsilon * (1.0 + RELATIVE_TOLERANCE):
+                raise PrivacyBudgetExceeded(
+                    f"{mechanism} would spend {_cost(entry)}, taking this release to ε = {taken:.6g} of its "
+                    f"budget ε = {self.budget_epsilon:.6g}"
+                )
         self.pure_epsilon = spent
-        self.entries.append(Entry(mechanism, event, int(count), epsilon, delta))
+        self.entries.append(entry)
 
     def event(self):
         """Everything recorded, as one dp-accounting ``ComposedDpEvent`` of ``SelfComposedDpEvent``."""
@@ -91,7 +101,10 @@ class Ledger:
             return basic.epsilon, basic.delta
         from dp_accounting.rdp import RdpAccountant
 
-        return RdpAccountant().compose(self.event()).get_epsilon(self.budget_delta), self.budget_delta
+        from dpreplication.accounting.rdp import DEFAULT_ORDERS
+
+        accountant = RdpAccountant(orders=[float(order) for order in DEFAULT_ORDERS])
+        return float(accountant.compose(self.event()).get_epsilon(self.budget_delta)), self.budget_delta
 
     def describe(self) -> str:
         """``mechanism ε=… ×count`` per kind of record, in the order first recorded; ``"none"`` if empty."""
@@ -110,6 +123,12 @@ class Ledger:
             "mechanisms": " + ".join(dict.fromkeys(entry.mechanism for entry in self.entries)) or "none",
             "events": self.describe(),
         }
+
+
+def _cost(entry: Entry) -> str:
+    if math.isnan(entry.epsilon):
+        return f"{entry.count} × {type(entry.event).__name__}"
+    return f"ε = {entry.count * entry.epsilon:.6g} ({entry.count} × {entry.epsilon:.6g})"
 
 
 def _format(epsilon: float, event) -> str:
@@ -204,31 +223,31 @@ def record_non_private(mechanism: str) -> None:
 
 def relative_error(spent, stated):
     """``|spent/stated - 1|``, 0 where both are infinite (a non-private release stated as such)."""
-    import numpy as np
-
     spent, stated = np.asarray(spent, dtype=float), np.asarray(stated, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         error = np.abs(spent / stated - 1.0)
     return np.where(np.isinf(spent) & np.isinf(stated), 0.0, error)
 
 
-def ledger_table(rows, by, *, non_private=(), release=("repetition", "fold")):
-    """One row per published point (``by`` + ``epsilon``): its releases' ledgers against its stated ε.
+def ledger_table(rows, by, *, stated="epsilon", non_private=None, release=("repetition", "fold")):
+    """One row per published point (``by`` + ``stated``): its releases' ledgers against its stated ε.
 
     ``rows`` are a job's rows (one per release, or several per release for a trace: deduplicated on
-    ``by``, ``release`` and ε), carrying :data:`LEDGER_COLUMNS`. A method of ``non_private`` states no
-    budget (ε = ∞); every other point states its ``epsilon``. Releases that failed (``failure``)
-    released nothing and are counted apart. ``ledger_error`` is the worst ``|spent/stated - 1|`` of
-    the point's releases: 0 up to float error when every release spent exactly its stated ε; an
-    over- or under-spending release shows as a positive error.
+    ``by``, ``release`` and ``stated``), carrying :data:`LEDGER_COLUMNS` and ``failure``. The rows
+    that ``non_private`` (``{column: values}``) matches state no budget (ε = ∞); every other point
+    states the ε of its ``stated`` column. Releases that failed released nothing and are counted
+    apart. ``ledger_error`` is the worst ``|spent/stated - 1|`` of the point's releases: 0 up to
+    float error when every release spent exactly its stated ε; an over- or under-spending release
+    shows as a positive error.
     """
-    import numpy as np
-
-    keys = [*by, "epsilon"]
-    releases = rows.drop_duplicates([*by, *release, "epsilon"])
+    keys = [*by, stated]
+    releases = rows.drop_duplicates([*by, *release, stated])
     failed = releases["failure"].fillna("").astype(str) != ""
     released = releases.loc[~failed].copy()
-    released["stated_epsilon"] = np.where(released["method"].isin(non_private), np.inf, released["epsilon"])
+    free = np.zeros(len(released), dtype=bool)
+    for column, values in (non_private or {}).items():
+        free |= released[column].isin(values).to_numpy()
+    released["stated_epsilon"] = np.where(free, np.inf, released[stated])
     released["ledger_error"] = relative_error(released["spent_epsilon"], released["stated_epsilon"])
     table = released.groupby(keys, dropna=False, sort=False).agg(
         stated_epsilon=("stated_epsilon", "first"),

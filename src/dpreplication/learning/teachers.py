@@ -29,7 +29,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from dpreplication.accounting.ledger import record_dp_sgd
+from dpreplication.accounting.ledger import record_dp_sgd, record_non_private
 from dpreplication.validation import non_negative, positive
 
 log = logging.getLogger(__name__)
@@ -236,7 +236,8 @@ def train_nonprivate(
     seed: int,
     device: torch.device,
 ) -> tuple[nn.Module, TrainingRecord]:
-    """Adam on shuffled mini-batches for ``epochs`` epochs (no privacy)."""
+    """Adam on shuffled mini-batches for ``epochs`` epochs (no privacy: the ledger records ε = ∞)."""
+    record_non_private("nonprivate_training")
     shuffle_generator = _seed(seed, torch.device("cpu"))
     model = TeacherCNN().to(device)
     optimiser = torch.optim.Adam(model.parameters(), lr=learning_rate)

@@ -9,12 +9,17 @@ mechanism, learner, optimiser, accountant or statistical test, not everything be
 on a setting is static here, so a row lists every branch (Fig. 5's k-means jobs also list the
 classification fitness functions).
 
+For a figure of private releases the map also says what ran: the mechanisms that spent its
+points' privacy and the number of releases, read from the committed run's privacy ledger (the
+digest in the figure's sidecar, :mod:`dpreplication.accounting.ledger`).
+
 ``python -m dpreplication.pipeline.figure_map docs/figures.md`` rewrites the map; a test fails when the
 committed one is stale.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -42,6 +47,8 @@ class MapRow:
     script: str
     upstream: tuple[str, ...]
     mechanisms: tuple[str, ...]
+    spent: tuple[str, ...] = ()
+    """Per output with a privacy ledger in the committed run: its releases and the mechanisms that spent."""
 
 
 BEHIND_CHECKPOINTS = {
@@ -115,13 +122,32 @@ def figure_map(snakefile: Path) -> list[MapRow]:
             MapRow(
                 paper=published[0].parts[1],
                 rule=rule.name,
-                outputs=tuple(sorted({p.stem for p in published if p.suffix in (".png", ".csv")})),
+                outputs=tuple(
+                    sorted(
+                        {p.stem for p in published if p.suffix in (".png", ".csv")}
+                        - {p.stem for p in published if p.name.endswith(".ledger.csv")}
+                    )
+                ),
                 script=str(scripts[rule.name].resolve().relative_to(root)),
                 upstream=tuple(chain[1:]),
                 mechanisms=tuple(sorted(mechanisms_reached(start, graph))),
+                spent=ledger_digests(root, published),
             )
         )
     return rows
+
+
+def ledger_digests(root: Path, published: list[Path]) -> tuple[str, ...]:
+    """``"<name>: N releases, by <mechanisms>"`` per published ledger that the committed run wrote."""
+    digests = []
+    for path in published:
+        sidecar = root / path.with_name(path.name.replace(".ledger.csv", ".json"))
+        if path.name.endswith(".ledger.csv") and sidecar.is_file():
+            digest = json.loads(sidecar.read_text()).get("ledger")
+            if digest is not None:
+                names = ", ".join(f"`{name}`" for name in digest["mechanisms"])
+                digests.append(f"{path.name.removesuffix('.ledger.csv')}: {digest['releases']} releases by {names}")
+    return tuple(digests)
 
 
 def _source_link(dotted: str) -> str:
@@ -143,7 +169,9 @@ def render(rows: list[MapRow]) -> str:
         "files it reads (directly or further up), and the functions of the concept packages",
         f"({', '.join(f'`{c}`' for c in CONCEPTS)}) that their scripts reach through the",
         "replication code: where the replication hands over to a mechanism, a learner, an optimiser,",
-        "an accountant or a statistical test (a dispatch on a setting lists every branch).",
+        "an accountant or a statistical test (a dispatch on a setting lists every branch). For a figure",
+        "of private releases, the last column says what ran: the releases behind its points and the",
+        "mechanisms that spent their privacy, from the committed run's privacy ledger (`docs/ledger.md`).",
         "Rerun one output with `.venv/bin/snakemake <rule> --forcerun <rule>`.",
     ]
     for paper, title in PAPERS.items():
@@ -151,15 +179,16 @@ def render(rows: list[MapRow]) -> str:
             "",
             f"## {title}",
             "",
-            "| outputs | rule and script | upstream rules | mechanisms reached |",
-            "|---|---|---|---|",
+            "| outputs | rule and script | upstream rules | mechanisms reached | privacy spent (ledger) |",
+            "|---|---|---|---|---|",
         ]
         for row in (r for r in rows if r.paper == paper):
             outputs = "<br>".join(f"`{name}`" for name in row.outputs)
             rule = f"`{row.rule}`<br>[{Path(row.script).name}](../{row.script})"
             upstream = "<br>".join(f"`{name}`" for name in row.upstream) or "—"
             mechanisms = "<br>".join(_source_link(name) for name in row.mechanisms) or "—"
-            lines.append(f"| {outputs} | {rule} | {upstream} | {mechanisms} |")
+            spent = "<br>".join(row.spent) or "—"
+            lines.append(f"| {outputs} | {rule} | {upstream} | {mechanisms} | {spent} |")
     return "\n".join(lines) + "\n"
 
 

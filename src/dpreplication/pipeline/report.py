@@ -115,10 +115,11 @@ def ledger_html(sidecar: Path | None) -> str:
     table = sidecar.with_suffix(".ledger.csv")
     if digest is None or not table.is_file():
         return ""
-    mechanisms = ", ".join(digest["mechanisms"])
+    mechanisms = ", ".join(digest["mechanisms"]) or "nothing"
+    worst = "—" if digest["worst_ledger_error"] is None else f"{digest['worst_ledger_error']:.2g}"
     return (
         f'<details><summary class="meta">Privacy ledger: {digest["points"]} points, {digest["releases"]} releases '
-        f"spent by {html.escape(mechanisms)}; worst |spent ε / stated ε − 1| = {digest['worst_ledger_error']:.2g}"
+        f"spent by {html.escape(mechanisms)}; worst |spent ε / stated ε − 1| = {worst}"
         f"</summary>{frame_html(pd.read_csv(table))}</details>"
     )
 

@@ -5,4 +5,5 @@ start(snakemake)
 files = snakemake.params.files
 statuses = prediction.read_statuses(files["status"])
 per_teacher = prediction.read_teachers(files["teachers"])
-publish(snakemake, teacher_quality.teachers_table(per_teacher, statuses, snakemake.params.settings))
+table = teacher_quality.teachers_table(per_teacher, statuses, snakemake.params.settings)
+publish(snakemake, table, ledger=teacher_quality.teachers_ledger(per_teacher))

@@ -14,9 +14,22 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from dpreplication.accounting.ledger import ledger_table
 from dpreplication.replications.darrm.prediction import needs_download
-from dpreplication.replications.darrm.teachers import KINDS
+from dpreplication.replications.darrm.teachers import KINDS, TEACHER_COLUMNS
 from dpreplication.tables import DATA_STATUS_COLUMN
+
+
+def teachers_ledger(per_teacher: dict) -> pd.DataFrame:
+    """Return the privacy ledger of every teacher: what its training recorded against the ε reported for it.
+
+    A private teacher's DP-SGD steps compose by RDP at its Δ (:mod:`dpreplication.accounting.ledger`)
+    and must give the ε of its row (our RDP accountant); a non-private teacher states and spends
+    ε = ∞. One row per (dataset, kind, teacher).
+    """
+    frames = list(per_teacher.values()) or [pd.DataFrame(columns=TEACHER_COLUMNS)]  # no dataset: no teacher
+    rows = pd.concat(frames, ignore_index=True).assign(failure="")
+    return ledger_table(rows, ["dataset", "kind", "teacher"], non_private={"kind": ("nonprivate",)}, release=())
 
 
 def teachers_table(per_teacher: dict, statuses: dict, settings: dict) -> pd.DataFrame:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from dpreplication import seeding
 from dpreplication.accounting import rdp
+from dpreplication.accounting.ledger import LEDGER_COLUMNS, spending
 from dpreplication.data import DATASETS, verify
 from dpreplication.data.idx import load_image_classification
 from dpreplication.validation import positive, within_budget
@@ -41,6 +42,7 @@ TEACHER_COLUMNS = [
     "epsilon_opacus_prv",
     "test_accuracy",
     "off_class_votes",
+    *LEDGER_COLUMNS,
 ]
 
 
@@ -201,11 +203,13 @@ def teacher_votes(
         steps,
     )
     votes, rows = [], []
+    budget = (epsilon_target, settings["Delta"]) if kind == "private" else (None, 0.0)
     for teacher, (start, stop) in enumerate(shards):
         x, y = x_train[start:stop], y_train[start:stop]
-        model, record, epsilon, epsilon_prv = _train_teacher(
-            x, y, kind, steps, settings, teacher_seed(seed, dataset, kind, teacher, replicate), device
-        )
+        with spending(*budget) as ledger:  # each teacher is one release of its shard
+            model, record, epsilon, epsilon_prv = _train_teacher(
+                x, y, kind, steps, settings, teacher_seed(seed, dataset, kind, teacher, replicate), device
+            )
         if kind == "private":
             within_budget(f"DP-SGD teacher {teacher} of {dataset}", epsilon, epsilon_target, relative_slack=1e-12)
         prediction = learning.predict(model, x_test, device)
@@ -224,6 +228,7 @@ def teacher_votes(
                 epsilon_prv,
                 float(np.mean(prediction == y_test)),
                 float(np.mean(~np.isin(prediction, classes))),
+                *ledger.summary().values(),
             )
         )
         log.info(

@@ -153,8 +153,8 @@ def ledger(rows: pd.DataFrame) -> pd.DataFrame:
     A point is a (dataset, task, method, key column, ε) of the rows
     (:func:`~dpreplication.accounting.ledger.ledger_table`); NoPrivacy states no budget.
     """
-    keys = [column for column in ("dataset", "task", "method", "c", "k", "C") if column in rows]
-    return ledger_table(rows, keys, non_private=EPSILON_FREE)
+    keys = [column for column in ("dataset", "task", "method", "c", "k", "C", "schedule", "paper_r") if column in rows]
+    return ledger_table(rows, keys, non_private={"method": EPSILON_FREE})
 
 
 def _failure(method: str, error: Exception) -> str:
