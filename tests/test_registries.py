@@ -120,3 +120,15 @@ def test_a_non_finite_expected_value_or_tolerance_is_refused_naming_the_claim(nu
     path.write_text(yaml.safe_dump({"paper": "p", "claims": [entry, {**entry, "id": "bad", number: value}]}))
     with pytest.raises(ValueError, match=f"claim bad: {number} must be (a )?finite"):
         load_registry(path)
+
+
+@pytest.mark.parametrize("paper", sorted(MINIMUM_CLAIMS))
+def test_every_published_ledger_has_its_claim_at_float_tolerance(paper):
+    """Each ``<name>.ledger.csv`` the paper's rules publish is judged by one claim: its worst
+    ``ledger_error``, ``abs`` within 1e-9 (a looser tolerance would let a wrong split pass)."""
+    ledgers = {stem for stem in PUBLISHED.get(paper, set()) if stem.endswith(".ledger")}
+    claims = [claim for claim in load_registry(CLAIMS / f"{paper}.yaml") if claim.table.endswith(".ledger")]
+    assert sorted(claim.table for claim in claims) == sorted(ledgers)
+    for claim in claims:
+        assert (claim.column, claim.reduce, claim.comparison, claim.expected) == ("ledger_error", "max", "abs", 0)
+        assert claim.tolerance <= 1e-9 and claim.select == {}, claim.id

@@ -211,6 +211,8 @@ def test_the_budget_guard_refuses_before_drawing():
         with pytest.raises(ledger.PrivacyBudgetExceeded, match=r"laplace_mechanism would spend ε = 0\.6 .*ε = 1\.2 "):
             additive.laplace_mechanism(0.0, 0.6, generator)
     assert generator.bit_generator.state == state and len(spent.entries) == 1
+    with ledger.spending(1.0), pytest.raises(ledger.PrivacyBudgetExceeded):  # the guard's slack is float error
+        additive.laplace_mechanism(0.0, 1.0 + 1e-7, generator)
     with ledger.spending(1.0):
         for _ in range(1000):  # float sums of a split budget stay within it
             enhanced_exponential.select(SCORES, 1.0 / 1000, 2.0, 1, generator)
@@ -248,3 +250,17 @@ def test_ledger_table_judges_each_point_against_its_statement():
     digest = ledger.ledger_digest(table.reset_index())
     assert digest == {"points": 3, "releases": 4, "failed_releases": 1, "worst_ledger_error": 1.0,
                       "mechanisms": ["NoPrivacy", "laplace_mechanism", "x"]}  # fmt: skip
+
+
+def test_a_named_budget_share_is_what_a_release_states():
+    """A conservative split named in the rows (``budget_share``, e.g. GUPT's code spending φε) is the
+    release's statement; the same spending against the full ε is an error of 1 − φ."""
+    import pandas as pd
+
+    rows = pd.DataFrame({"method": ["GUPT"] * 2, "run": [0, 1], "epsilon": 0.6, "spent_epsilon": 0.2,
+                         "spent_delta": 0.0, "draws": 1, "mechanisms": "laplace_mechanism"})  # fmt: skip
+    named = ledger.ledger_table(rows.assign(budget_share=1 / 3), ["method"], release=("run",))
+    assert named.ledger_error.item() == pytest.approx(0, abs=1e-15) and named.budget_share.item() == 1 / 3
+    assert named.releases.item() == 2 and named.failed_releases.item() == 0
+    unnamed = ledger.ledger_table(rows, ["method"], release=("run",))
+    assert unnamed.ledger_error.item() == pytest.approx(2 / 3)

@@ -57,6 +57,11 @@ def test_gupt_spec_variant_reproduces_fig5_and_clamping_stays_in_the_box():
         main = privgene_jobs.run_job(data, job, run, seed=5)
         ours = jobs[(jobs.run == run) & (jobs.method == "GUPT spec")].variance.iloc[0]
         assert ours == main.variance.iloc[0]
+    ledger = gupt_variants.gupt_variants_ledger(jobs).set_index("method")  # the named split: φε, not ε
+    assert ledger.ledger_error.max() <= 1e-9 and ledger.loc["GUPT split", "budget_share"] == pytest.approx(1 / 3)
+    assert ledger.loc["GUPT split", "spent_epsilon_max"] == pytest.approx(0.1 / 3, rel=1e-12)
+    assert ledger.loc["GUPT estimated", "spent_epsilon_max"] == pytest.approx(0.1, rel=1e-9)  # range + mean
+    assert ledger.loc["PrivGene", "mechanisms"] == "report_noisy_max[gumbel]" and (ledger.releases == 2).all()
     summary = gupt_variants.gupt_variants_summary(jobs, variants).set_index("variant")
     assert (
         summary.loc["clamped", "gupt_variance"]

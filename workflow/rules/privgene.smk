@@ -477,7 +477,7 @@ rule privgene_gupt_variants:
         jobs=[path for dataset, ks in settings(f"{PG}/comparison")["kmeans"]["panels"].items()
               for path in expand(rules.privgene_gupt_variants_job.output[0], pg_dataset=dataset, k=ks)],
         code=PGA_CODE,
-    output: **published(PG, "fig5_gupt_variants", ("png", "csv", "md", "json"), "privgene_fig5_gupt_variants.rst")
+    output: **published(PG, "fig5_gupt_variants", ("png", "csv", "md", "json", "ledger"), "privgene_fig5_gupt_variants.rst")
     params: settings=settings(f"{PGA}/gupt")
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/fig5_gupt_variants.log"

@@ -233,23 +233,29 @@ def ledger_table(rows, by, *, stated="epsilon", non_private=None, release=("repe
     """One row per published point (``by`` + ``stated``): its releases' ledgers against its stated ε.
 
     ``rows`` are a job's rows (one per release, or several per release for a trace: deduplicated on
-    ``by``, ``release`` and ``stated``), carrying :data:`LEDGER_COLUMNS` and ``failure``. The rows
-    that ``non_private`` (``{column: values}``) matches state no budget (ε = ∞); every other point
-    states the ε of its ``stated`` column. Releases that failed released nothing and are counted
-    apart. ``ledger_error`` is the worst ``|spent/stated - 1|`` of the point's releases: 0 up to
-    float error when every release spent exactly its stated ε; an over- or under-spending release
-    shows as a positive error.
+    ``by``, ``release`` and ``stated``), carrying :data:`LEDGER_COLUMNS` (and ``failure``,
+    ``budget_share`` where a job has them). The rows that ``non_private`` (``{column: values}``)
+    matches state no budget (ε = ∞); every other point states the ε of its ``stated`` column, times
+    its ``budget_share`` where the release names a conservative split (it spends only that share).
+    Releases that failed released nothing and are counted apart. ``ledger_error`` is the worst
+    ``|spent/stated - 1|`` of the point's releases: 0 up to float error when every release spent
+    exactly what it states; an over- or under-spending release shows as a positive error.
     """
     keys = [*by, stated]
     releases = rows.drop_duplicates([*by, *release, stated])
-    failed = releases["failure"].fillna("").astype(str) != ""
+    failed = np.zeros(len(releases), dtype=bool)
+    if "failure" in releases:
+        failed = (releases["failure"].fillna("").astype(str) != "").to_numpy()
     released = releases.loc[~failed].copy()
     free = np.zeros(len(released), dtype=bool)
     for column, values in (non_private or {}).items():
         free |= released[column].isin(values).to_numpy()
-    released["stated_epsilon"] = np.where(free, np.inf, released[stated])
+    share = released["budget_share"] if "budget_share" in released else 1.0
+    released["stated_epsilon"] = np.where(free, np.inf, released[stated] * share)
     released["ledger_error"] = relative_error(released["spent_epsilon"], released["stated_epsilon"])
+    named = {"budget_share": ("budget_share", "first")} if "budget_share" in released else {}
     table = released.groupby(keys, dropna=False, sort=False).agg(
+        **named,
         stated_epsilon=("stated_epsilon", "first"),
         releases=("spent_epsilon", "size"),
         spent_epsilon_min=("spent_epsilon", "min"),

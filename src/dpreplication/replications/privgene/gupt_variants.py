@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from dpreplication.accounting.ledger import LEDGER_COLUMNS, ledger_table, spending
 from dpreplication.data import tabular
 from dpreplication.learning import sample_and_aggregate as gupt
 from dpreplication.learning.genetic import privgene
@@ -41,7 +42,10 @@ def gupt_variants_job(
     share their block fits and Laplace draws. A variant with ``range: estimated`` estimates each
     coordinate's range from the block outputs within [-1, 1] (GUPT-loose, ``eps_fraction`` = its
     share for the noisy mean), its percentiles drawn from the stream ``(ε, "range")``.
-    Columns: dataset, task, k, run, method (``PrivGene`` or ``GUPT <variant>``), epsilon, variance.
+    Columns: dataset, task, k, run, method (``PrivGene`` or ``GUPT <variant>``), epsilon, variance,
+    ``budget_share`` (the share of ε the release states it spends: φ for a variant with a given
+    range, whose code split leaves the range's 1 − φ unspent; 1 otherwise) and the release's
+    ledger (:data:`~dpreplication.accounting.ledger.LEDGER_COLUMNS`, each release budgeted at ε).
 
     Parameters
     ----------
@@ -55,33 +59,41 @@ def gupt_variants_job(
     rows = []
     for run in range(runs):
         streams = job_streams(seed, "kmeans", data.name, task.name, "PrivGene", run, 0)
-        omega = privgene(fitness, epsilon, settings, streams(epsilon)).omega
-        rows.append((run, "PrivGene", task.score(points, None, omega)))
+        with spending(epsilon) as ledger:
+            omega = privgene(fitness, epsilon, settings, streams(epsilon)).omega
+        rows.append((run, "PrivGene", task.score(points, None, omega), 1.0, *ledger.summary().values()))
         streams = job_streams(seed, "kmeans", data.name, task.name, "GUPT", run, 0)
         generator = streams("partition")
         blocks = gupt.gupt_partition(len(points), generator)
         outputs = gupt.kmeans_block_outputs(points, blocks, k, generator, restarts, max_iter)
         for name, variant in variants.items():
-            if variant["range"] == "estimated":
-                centres = gupt_loose_aggregate(
-                    outputs,
-                    gupt.CENTRE_RANGE,
-                    epsilon,
-                    streams(epsilon),
-                    streams(epsilon, "range"),
-                    variant["eps_fraction"],
-                )
-            else:
-                centres = gupt.gupt_aggregate(
-                    outputs, gupt.CENTRE_RANGE, epsilon, streams(epsilon), variant["eps_fraction"]
-                )
+            with spending(epsilon) as ledger:
+                if variant["range"] == "estimated":
+                    centres = gupt_loose_aggregate(
+                        outputs,
+                        gupt.CENTRE_RANGE,
+                        epsilon,
+                        streams(epsilon),
+                        streams(epsilon, "range"),
+                        variant["eps_fraction"],
+                    )
+                else:
+                    centres = gupt.gupt_aggregate(
+                        outputs, gupt.CENTRE_RANGE, epsilon, streams(epsilon), variant["eps_fraction"]
+                    )
             if variant["clamp_output"]:  # post-processing: the same guarantee
                 centres = np.clip(centres, *gupt.CENTRE_RANGE)
-            rows.append((run, f"GUPT {name}", task.score(points, None, centres)))
-    frame = pd.DataFrame(rows, columns=["run", "method", "variance"])
+            share = variant["eps_fraction"] if variant["range"] == "given" else 1.0
+            rows.append((run, f"GUPT {name}", task.score(points, None, centres), share, *ledger.summary().values()))
+    frame = pd.DataFrame(rows, columns=["run", "method", "variance", "budget_share", *LEDGER_COLUMNS])
     return frame.assign(dataset=data.name, task=task.name, k=k, epsilon=epsilon)[
-        ["dataset", "task", "k", "run", "method", "epsilon", "variance"]
+        ["dataset", "task", "k", "run", "method", "epsilon", "variance", "budget_share", *LEDGER_COLUMNS]
     ]
+
+
+def gupt_variants_ledger(jobs: pd.DataFrame) -> pd.DataFrame:
+    """Return the privacy ledger of every (dataset, k, method) point: its runs' releases against φε or ε."""
+    return ledger_table(jobs, ["dataset", "task", "k", "method"], release=("run",))
 
 
 def gupt_variants_summary(jobs: pd.DataFrame, variants: dict[str, dict]) -> pd.DataFrame:
