@@ -295,6 +295,23 @@ def test_pages_are_valid_github_tables_with_what_does_not_hold_first():
     assert_valid_tables(summary_page(scorecard))
 
 
+def test_a_paper_page_shows_what_each_private_figure_spent():
+    """The "Privacy spent" table: per published ledger, its points, releases, stated ε, the mechanisms
+    and the worst error; for a stated bound, the least share spent."""
+    exact = pd.DataFrame({"stated_epsilon": [0.1, 0.2, float("inf")], "releases": [5, 5, 5], "failed_releases": 0,
+                          "mechanisms": ["laplace_mechanism", "laplace_mechanism + select", "NoPrivacy"],
+                          "ledger_error": [0.0, 1e-15, 0.0]})  # fmt: skip
+    bound = exact.iloc[:2].assign(spent_share=[0.5, 0.9], mechanisms="sample_darrm")
+    scorecard = evaluate_claims([make(id="x")], TABLES)
+    page = paper_page(scorecard, "p", {"fig.ledger": exact, "query.ledger": bound})
+    assert_valid_tables(page)
+    spent = markdown_tables(page)[2]
+    assert spent[2] == ["`fig.ledger.csv`", "3", "15", "0.1, 0.2, ∞", "`NoPrivacy`, `laplace_mechanism`, `select`",
+                        "1e-15", "—"]  # fmt: skip
+    assert spent[3][-2:] == ["1e-15", "0.5"]
+    assert "## Privacy spent" not in paper_page(scorecard, "p")
+
+
 def test_committed_scorecard_pages_are_valid_markdown():
     for path in [REPO / "figures" / "scorecard.md", *sorted((REPO / "figures").glob("*/scorecard.md"))]:
         assert_valid_tables(path.read_text())

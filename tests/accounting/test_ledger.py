@@ -17,7 +17,9 @@ from dp_accounting.rdp import RdpAccountant
 
 from dpreplication.accounting import ledger, rdp
 from dpreplication.accounting.events import (
+    AdvancedCompositionAccountant,
     BasicCompositionAccountant,
+    MajorityVoteDpEvent,
     ObjectivePerturbationDpEvent,
     ReportNoisyMaxDpEvent,
     TruncatedLaplaceDpEvent,
@@ -28,7 +30,8 @@ from dpreplication.learning import output_perturbation as op
 from dpreplication.learning import sample_and_aggregate as gupt
 from dpreplication.learning.fitness import LogisticFitness
 from dpreplication.learning.genetic import PrivGeneSettings, privgene
-from dpreplication.mechanisms import additive, enhanced_exponential, quantile, selection, selection_sampling
+from dpreplication.mechanisms import additive, enhanced_exponential, gnmax, quantile, selection, selection_sampling
+from dpreplication.mechanisms import majority as mj
 from dpreplication.mechanisms import truncated_laplace as tl
 
 EPSILON = 0.8
@@ -158,7 +161,8 @@ def test_event_privacy_maps():
     )
     for n, regulariser in ((10_000, 1e-3), (50, 1e-3)):
         cal = objective_perturbation.erm_calibration(EPSILON, n, regulariser, 0.25)
-        event = ObjectivePerturbationDpEvent(cal.epsilon_prime, 0.25, n, regulariser + cal.extra_regulariser)
+        noise_scale = objective_perturbation.erm_noise_scale(cal.epsilon_prime)
+        event = ObjectivePerturbationDpEvent(noise_scale, 0.25, n, regulariser + cal.extra_regulariser)
         assert epsilon_delta(event)[0] == pytest.approx(EPSILON, rel=1e-12)
     cal = tl.calibrate_truncated_laplace(EPSILON, 1e-6)
     epsilon, delta = epsilon_delta(TruncatedLaplaceDpEvent(float(cal.scale), float(cal.bound), 1.0))
@@ -264,3 +268,106 @@ def test_a_named_budget_share_is_what_a_release_states():
     assert named.releases.item() == 2 and named.failed_releases.item() == 0
     unnamed = ledger.ledger_table(rows, ["method"], release=("run",))
     assert unnamed.ledger_error.item() == pytest.approx(2 / 3)
+
+
+# --------------------------------------------------------------------------- curves: Gaussian, majority vote
+
+
+def gaussian_delta(epsilon, sigma):
+    """Exact δ(ε) of the Gaussian mechanism of L2 sensitivity 1 (Balle & Wang 2018, Thm 8), written out here."""
+    from scipy import special
+
+    return special.ndtr(1 / (2 * sigma) - epsilon * sigma) - math.exp(epsilon) * special.ndtr(
+        -1 / (2 * sigma) - epsilon * sigma
+    )
+
+
+def test_a_gaussian_is_read_at_a_delta_through_rdp():
+    """ε(δ) of ``N(0, σ²)`` at sensitivity 1 by dp-accounting's RDP accountant: a valid guarantee
+    (the exact δ at that ε is at most δ) and within 40 % of the exact ε (RDP's conversion loss)."""
+    from scipy import optimize
+
+    for sigma, delta in ((2.0, 1e-5), (20.0, 1e-4)):
+        epsilon, read_delta = epsilon_delta(dp_event.GaussianDpEvent(sigma), delta)
+        exact = optimize.brentq(lambda e, s=sigma, d=delta: gaussian_delta(e, s) - d, 1e-9, 50)
+        assert read_delta == delta and exact <= epsilon <= 1.4 * exact, (sigma, epsilon, exact)
+
+
+def test_gnmax_records_a_gaussian_of_sensitivity_root_two_within_its_stated_guarantee():
+    """One teacher moves two counts by 1: GNMax's σ is a Gaussian of noise multiplier σ/√2, one per
+    query; read at δ it spends at most GNMax's data-independent (ε, δ) (spec §3)."""
+    sigma, delta = 8.8, 7e-4
+    with ledger.spending(release_delta=delta) as spent:
+        gnmax.gnmax_aggregate(np.zeros((5, 2)), sigma, rng())
+    (entry,) = spent.entries
+    assert entry.event == dp_event.GaussianDpEvent(sigma / math.sqrt(2)) and entry.count == 5
+    calibration = rdp.gnmax_noise_scale(0.6244, delta)
+    with ledger.spending(release_delta=delta) as calibrated:
+        gnmax.gnmax_aggregate(np.zeros((1, 2)), calibration.sigma, rng())
+    assert calibrated.spent()[0] <= 0.6244
+
+
+def test_a_majority_vote_is_read_by_the_exact_verifier():
+    """The plain majority of K = 11 ε-DP voters is exactly ⌈K/2⌉ε = 6ε-DP (spec §1.2); γ_Sub of m
+    polled voters spends at most mε at δ = mΔ (composition); a majority vote has no (ε, δ) without a δ."""
+    plain = MajorityVoteDpEvent(tuple(mj.gamma_majority(11)), 0.5, 0.0)
+    assert epsilon_delta(plain, 0.0) == (pytest.approx(3.0, abs=1e-11), 0.0)
+    for m in (1, 3, 7):
+        event = MajorityVoteDpEvent(tuple(mj.gamma_subsampling(11, m)), 0.5, 1e-4)
+        assert epsilon_delta(event, m * 1e-4)[0] <= m * 0.5
+    with pytest.raises(ValueError, match="read it at a δ"):
+        epsilon_delta(plain)
+    with ledger.spending(release_delta=0.0) as spent:
+        mj.sample_darrm(np.ones((3, 11)), mj.gamma_majority(11), rng(), voter_epsilon=0.5)
+        mj.subsample_majority(np.ones((2, 11)), 3, rng(), voter_epsilon=0.5)
+    assert [(entry.mechanism, entry.count) for entry in spent.entries] == [
+        ("sample_darrm", 3),
+        ("subsample_majority", 2),
+    ]
+    assert spent.entries[0].epsilon == pytest.approx(3.0, abs=1e-11) and spent.entries[1].epsilon <= 1.5
+
+
+def test_advanced_composition_accountant_is_the_drv_bound():
+    """k releases at most (ε, δ) each: (√(2k log(1/δ'))ε + kε(e^ε − 1), kδ + δ'), written out here;
+    a mix is bounded by its largest ε and δ; a curve needs its δ."""
+    k, epsilon, delta_prime = 50, 0.1, 1e-5
+    accountant = AdvancedCompositionAccountant(delta_prime).compose(dp_event.LaplaceDpEvent(1 / epsilon), k)
+    assert accountant.epsilon == pytest.approx(
+        math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon + k * epsilon * math.expm1(epsilon), rel=1e-12
+    )
+    assert accountant.delta == pytest.approx(delta_prime, rel=1e-12)
+    accountant.compose(TruncatedLaplaceDpEvent(5.0, 40.0, 1.0))  # ε = 0.2 and a δ: the bound of 51 of those
+    _, delta = epsilon_delta(TruncatedLaplaceDpEvent(5.0, 40.0, 1.0))
+    assert accountant.epsilon == pytest.approx(
+        math.sqrt(2 * 51 * math.log(1 / delta_prime)) * 0.2 + 51 * 0.2 * math.expm1(0.2), rel=1e-12
+    )
+    assert accountant.delta == pytest.approx(51 * delta + delta_prime, rel=1e-12)
+    assert not AdvancedCompositionAccountant(delta_prime).supports(dp_event.GaussianDpEvent(1.0))
+    assert AdvancedCompositionAccountant(delta_prime, release_delta=1e-6).supports(dp_event.GaussianDpEvent(1.0))
+
+
+def test_an_advanced_composition_ledger_guards_its_total():
+    """A query-set ledger composes its Q labels by advanced composition and refuses a label past its total."""
+    with ledger.spending(budget_epsilon=1.0, release_delta=1e-4, delta_prime=1e-5) as spent:
+        mj.sample_darrm(np.ones((4, 5)), mj.gamma_subsampling(5, 1), rng(), voter_epsilon=0.05, voter_delta=1e-4)
+        epsilon, delta = spent.spent()
+        with pytest.raises(ledger.PrivacyBudgetExceeded, match="sample_darrm would spend"):
+            mj.sample_darrm(np.ones((400, 5)), mj.gamma_subsampling(5, 1), rng(), voter_epsilon=0.05, voter_delta=1e-4)
+    per_label = spent.entries[0].epsilon
+    assert per_label <= 0.05 and delta == pytest.approx(4 * 1e-4 + 1e-5)
+    assert epsilon == pytest.approx(math.sqrt(8 * math.log(1e5)) * per_label + 4 * per_label * math.expm1(per_label))
+
+
+def test_a_bound_promise_counts_only_overspending():
+    """``promise="at most"``: underspending is reported as ``spent_share``, not an error; overspending is."""
+    import pandas as pd
+
+    rows = pd.DataFrame({"point": ["a", "a", "b"], "draw": [0, 1, 0], "epsilon": 2.0, "spent_epsilon": [1.0, 2.0, 2.2],
+                         "spent_delta": 0.0, "draws": 1, "mechanisms": "m"})  # fmt: skip
+    table = ledger.ledger_table(rows, ["point"], release=("draw",), promise="at most").set_index("point")
+    assert table.loc["a", "ledger_error"] == 0 and table.loc["a", "spent_share"] == 1.0
+    assert table.loc["b", "ledger_error"] == pytest.approx(0.1) and table.loc["b", "spent_share"] == pytest.approx(1.1)
+    exact = ledger.ledger_table(rows, ["point"], release=("draw",)).set_index("point")
+    assert exact.loc["a", "ledger_error"] == 0.5 and "spent_share" not in exact
+    with pytest.raises(ValueError, match="promise"):
+        ledger.ledger_table(rows, ["point"], release=("draw",), promise="about")

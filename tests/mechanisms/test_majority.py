@@ -55,7 +55,7 @@ def test_sampler_matches_output_probability():
     K, n = 11, 200_000
     gamma = M.gamma_subsampling(K, 3)
     p = rng(3).random(K)
-    outputs = M.sample_darrm_from_probabilities(p, gamma, n, rng(4))
+    outputs = M.sample_darrm_from_probabilities(p, gamma, n, rng(4), voter_epsilon=1.0)
     exact = float(M.darrm_probability_one(gamma, M.poisson_binomial_pmf(p)))
     assert abs(outputs.mean() - exact) < 5 * np.sqrt(exact * (1 - exact) / n)
 
@@ -94,7 +94,9 @@ def test_subsample_majority_matches_lemma_3_1():
     votes = np.repeat(np.array([[1] * 7 + [0] * 4]), 200_000, axis=0)
     for m in (1, 3, 4, 7):
         p = mj.subsample_majority_probability(11, m)[7]
-        assert abs(mj.subsample_majority(votes, m, rng).mean() - p) <= 4.5 * np.sqrt(p * (1 - p) / len(votes))
+        assert abs(mj.subsample_majority(votes, m, rng, voter_epsilon=1.0).mean() - p) <= 4.5 * np.sqrt(
+            p * (1 - p) / len(votes)
+        )
 
 
 # --------------------------------------------------------------------------- §6.6–§6.7

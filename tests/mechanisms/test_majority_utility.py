@@ -44,7 +44,7 @@ def test_synthetic_votes_reproduce_the_analytic_accuracy():
     K, a, n = 11, 0.7, 200_000
     gamma = LP.optimise_gamma_cached(11, 3, 0.1).gamma
     votes = rng(15).random((n, K)) < a
-    accuracy = M.sample_darrm(votes, gamma, rng(16)).mean()
+    accuracy = M.sample_darrm(votes, gamma, rng(16), voter_epsilon=1.0).mean()
     expected = MU.expected_accuracy(gamma, a)
     assert abs(accuracy - expected) < 5 * np.sqrt(expected * (1 - expected) / n)
     direct = sum(stats.binom.pmf(l, K, a) * (gamma[l] * (l > K / 2) + (1 - gamma[l]) / 2) for l in range(K + 1))

@@ -183,8 +183,21 @@ def test_accuracy_pipeline_on_synthetic_votes(accuracy, m):
         "sub": majority_utility.expected_accuracy(mj.gamma_subsampling(11, m), accuracy),
         "opt": majority_utility.expected_accuracy(gamma, accuracy),
     }
-    simulated = dp.simulate_queries(
-        private, nonprivate, truth, classes, m, 2_000, 20, sigma, gamma, seed=3, dataset="synthetic"
+    voters = {"voter_epsilon": SETTINGS["datasets"]["mnist"]["epsilon_teacher"], "voter_delta": SETTINGS["Delta"]}
+    simulated, _ = dp.simulate_queries(
+        private,
+        nonprivate,
+        truth,
+        classes,
+        m,
+        2_000,
+        20,
+        sigma,
+        gamma,
+        seed=3,
+        dataset="synthetic",
+        **voters,
+        delta_prime=SETTINGS["delta_prime"],
     )
     for method, value in analytic.items():
         assert exact[method].mean() == pytest.approx(value, abs=4.5 * np.sqrt(0.25 / truth.size) + 1e-12), method
@@ -198,7 +211,7 @@ def test_accuracy_table_z_scores_and_gaps_are_consistent():
     arrays = {"labels": truth, "test_index": np.arange(truth.size)}
     votes = {"mnist": {"private": {**arrays, "votes": private}, "nonprivate": {**arrays, "votes": nonprivate}}}
     settings = {**SETTINGS, "datasets": {"mnist": SETTINGS["datasets"]["mnist"]}, "ms": [3], "queries": [100]}
-    row = dp.accuracy_table(votes, {}, settings, seed=1, solver=SOLVER).iloc[0]
+    row = dp.accuracy_table(votes, {}, settings, seed=1, solver=SOLVER)[0].iloc[0]
     assert row.opt_minus_sub == pytest.approx(row.opt_mean - row.sub_mean)
     assert row.gnmax_z == pytest.approx((row.gnmax_mean - row.gnmax_expected) / (row.gnmax_std / np.sqrt(10)))
     assert row.data_status == "" and row.pool == 1_500 and 0.5 < row.opt_expected <= 1
@@ -451,11 +464,12 @@ def test_missing_dataset_gives_needs_download_rows_and_claims(tmp_path):
     statuses = dp.read_statuses({"mnist": str(status_file)})
     votes, per_teacher = dp.read_votes({}), dp.read_teachers({})
     settings = {**SETTINGS, "datasets": {"mnist": SETTINGS["datasets"]["mnist"]}, "ms": [3], "queries": [100]}
-    accuracy = dp.accuracy_table(votes, statuses, settings, seed=1, solver=SOLVER)
+    accuracy, releases = dp.accuracy_table(votes, statuses, settings, seed=1, solver=SOLVER)
     teachers = teacher_quality.teachers_table(per_teacher, statuses, settings)
     for table in (accuracy, teachers):
         assert table.data_status.str.startswith("needs download: mnist is not available").all()
     assert accuracy.opt_mean.isna().all() and accuracy.gnmax_sigma.notna().all()
+    assert releases.empty and dp.query_ledger_table(releases).empty  # nothing was released
     path = tmp_path / "accuracy.csv"
     accuracy.to_csv(path, index=False)
     claim = Claim(

@@ -382,7 +382,7 @@ def test_the_best_configurations_table_is_computed_on_the_query_part_over_its_se
     }
     table = pd.DataFrame({"config": ["stated", "good"], "best": [False, True]})
     nonprivate = {**arrays, "votes": np.tile(truth, (5, 1))}
-    accuracy, trained = ablation.best_configuration_accuracy(
+    accuracy, trained, releases = ablation.best_configuration_accuracy(
         {}, settings, table, {**arrays, "votes": votes}, {"nonprivate": nonprivate}, {"toy": {}}, seed=1
     )
     row = accuracy.iloc[0]

@@ -334,10 +334,11 @@ def gnmax_rdp_epsilon(sigma, delta, epsilon_guess):
 def check_private_prediction(monkeypatch):
     """Per (m, draw): GNMax adds noise whose σ is (mε, mΔ)-DP for L2 sensitivity √2 and no larger
     than needed (its RDP guarantee is exactly mε); subsampling polls exactly m teachers; DaRRM
-    releases with γ_opt of the LP at (mε, mΔ), which the exact verifier accepts."""
+    releases with γ_opt of the LP at (mε, mΔ), which the exact verifier accepts; both majority
+    votes are told (for their ledger) that each teacher is (ε, Δ)-DP."""
     from dpreplication.accounting.privacy_verifier import verify_privacy
 
-    seen = {"gnmax": [], "sub": [], "opt": []}
+    seen, seen_voters = {"gnmax": [], "sub": [], "opt": []}, []
     for module, name, key in (
         (gnmax, "gnmax_aggregate", "gnmax"),
         (mj, "subsample_majority", "sub"),
@@ -347,10 +348,11 @@ def check_private_prediction(monkeypatch):
         monkeypatch.setattr(
             module,
             name,
-            lambda votes, parameter, rng, original=original, key=key: (
+            lambda votes, parameter, rng, original=original, key=key, **voters: (
                 seen[key].append(parameter),
-                original(votes, parameter, rng),
-            )[1],
+                voters and seen_voters.append(voters),
+                original(votes, parameter, rng, **voters),
+            )[-1],
         )
     rng = np.random.default_rng(8)
     truth = np.where(rng.random(600) < 0.5, 5, 8)
@@ -361,6 +363,7 @@ def check_private_prediction(monkeypatch):
     epsilon, Delta, draws = 0.0892, 1e-4, PREDICTION["draws"]
     ms = [m for m in PREDICTION["ms"] for _ in range(draws)]
     assert seen["sub"] == ms and len(seen["gnmax"]) == len(seen["opt"]) == len(ms)
+    assert seen_voters == [{"voter_epsilon": epsilon, "voter_delta": Delta}] * (2 * len(ms))
     for m, sigma, gamma in zip(ms, seen["gnmax"], seen["opt"]):
         assert gaussian_delta(m * epsilon, sigma, math.sqrt(2)) <= m * Delta, (m, sigma)
         assert gnmax_rdp_epsilon(sigma, m * Delta, m * epsilon) == pytest.approx(m * epsilon, rel=1e-9), (m, sigma)
@@ -372,12 +375,15 @@ def test_private_prediction_releases_with_the_per_query_budget(monkeypatch):
     check_private_prediction(monkeypatch)
 
 
-@pytest.mark.parametrize("factor", [0.5, 2.0])
-def test_private_prediction_negative_control(factor, monkeypatch):
-    """The aggregators calibrated to a per-query ε off by a factor 2 either way fail."""
+def test_private_prediction_negative_control(monkeypatch):
+    """The aggregators calibrated to half the per-query ε fail the check; to twice it, the query
+    set's ledger refuses the first draw (its budget is the teachers' mε, not the caller's)."""
     original = dp.query_budget
-    monkeypatch.setattr(dp, "query_budget", lambda *args: (factor * original(*args)[0], original(*args)[1]))
+    monkeypatch.setattr(dp, "query_budget", lambda *args: (0.5 * original(*args)[0], original(*args)[1]))
     assert fails(check_private_prediction, monkeypatch)
+    monkeypatch.setattr(dp, "query_budget", lambda *args: (2.0 * original(*args)[0], original(*args)[1]))
+    with pytest.raises(ledger.PrivacyBudgetExceeded, match="gnmax_aggregate would spend"):
+        check_private_prediction(monkeypatch)
 
 
 # --------------------------------------------------------------------------- truncated Laplacian (E3)

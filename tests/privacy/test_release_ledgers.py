@@ -1,6 +1,7 @@
 """The privacy ledger at the call sites: every job behind Figs 2–7 records, per (fold, ε) release,
 the ε its point states, and a call site that hands its releaser 2ε is stopped by the budget guard
-(and, with the guard lifted, shows in the ledger).
+(and, with the guard lifted, shows in the ledger). DaRRM's query sets spend at most their stated
+(mε, mΔ) per label, and an aggregator drawing less noise is refused.
 
 The jobs run on the tiny data of :mod:`test_release_call_sites`, whose audits check the noise
 itself; here the check is what the draws recorded (:mod:`dpreplication.accounting.ledger`).
@@ -14,6 +15,7 @@ from test_release_call_sites import (
     BASELINES,
     FOLDS,
     GRID,
+    PREDICTION,
     PRIVGENE_JOBS,
     RELEASERS,
     SETTINGS,
@@ -25,6 +27,9 @@ from test_release_call_sites import (
 )
 
 from dpreplication.accounting import ledger
+from dpreplication.mechanisms import gnmax
+from dpreplication.mechanisms import majority as mj
+from dpreplication.replications.darrm import prediction as dp
 from dpreplication.replications.privgene import jobs
 from dpreplication.replications.privgene import methods as pg
 
@@ -80,3 +85,83 @@ def test_ledgers_catch_a_doubled_epsilon(method, monkeypatch):
     without_budget_guard(monkeypatch)
     table = ledger.ledger_table(jobs.run_job(toy_data(), spec, 0, seed=1), ["dataset", "task", "method"])
     np.testing.assert_allclose(table.ledger_error, 1.0, rtol=1e-9)
+
+
+# --------------------------------------------------------------------------- DaRRM query sets
+
+
+def prediction_votes():
+    rng = np.random.default_rng(8)
+    truth = np.where(rng.random(600) < 0.5, 5, 8)
+    votes = np.where(rng.random((11, truth.size)) < 0.8, truth, 13 - truth)
+    arrays = {"labels": truth, "test_index": np.arange(truth.size)}
+    return {"mnist": {"private": {**arrays, "votes": votes}, "nonprivate": {**arrays, "votes": votes}}}
+
+
+def test_every_query_set_spends_at_most_its_stated_budget():
+    """Each (m, draw, aggregator) query set is one ledger: Q labels of one mechanism, each read at
+    δ = mΔ, composed by advanced composition; none spends more than the stated total, GNMax spends
+    what its σ gives through RDP at sensitivity √2, the majority votes at most mε per label."""
+    _, releases = dp.accuracy_table(prediction_votes(), {}, PREDICTION, seed=1, solver="highs")
+    queries, draws = PREDICTION["queries"][0], PREDICTION["draws"]
+    assert len(releases) == len(PREDICTION["ms"]) * draws * len(dp.METHODS) and (releases.draws == queries).all()
+    expected = {"gnmax": "gnmax_aggregate", "sub": "subsample_majority", "opt": "sample_darrm"}
+    assert (releases.mechanisms == releases.method.map(expected)).all()
+    assert (releases.spent_epsilon_query <= releases.epsilon_query * (1 + 1e-12)).all()
+    table = dp.query_ledger_table(releases)
+    assert table.ledger_error.max() <= 1e-9 and (table.releases == draws).all()
+    assert (table.spent_share <= 1 + 1e-9).all() and table.conservative.notna().all()
+    for m in PREDICTION["ms"]:
+        sigma = gnmax_sigma(m)
+        read, _ = ledger_epsilon_delta(sigma, m)
+        spent = releases.loc[(releases.m == m) & (releases.method == "gnmax"), "spent_epsilon_query"]
+        np.testing.assert_allclose(spent, read, rtol=1e-12)
+
+
+def gnmax_sigma(m):
+    from dpreplication.accounting import rdp
+
+    epsilon, delta = m * PREDICTION["datasets"]["mnist"]["epsilon_teacher"], m * PREDICTION["Delta"]
+    return rdp.gnmax_noise_scale(epsilon, delta, PREDICTION["gnmax_max_order"]).sigma
+
+
+def ledger_epsilon_delta(sigma, m):
+    from dp_accounting import dp_event
+
+    from dpreplication.accounting.events import epsilon_delta
+
+    return epsilon_delta(dp_event.GaussianDpEvent(sigma / np.sqrt(2)), m * PREDICTION["Delta"])
+
+
+def halved_sigma(monkeypatch):
+    original = gnmax.gnmax_aggregate
+    monkeypatch.setattr(gnmax, "gnmax_aggregate", lambda counts, sigma, rng: original(counts, sigma / 2, rng))
+
+
+def doubled_gamma(monkeypatch):
+    original = mj.sample_darrm
+    monkeypatch.setattr(
+        mj, "sample_darrm", lambda votes, gamma, rng, **voters: original(votes, np.minimum(2 * gamma, 1), rng, **voters)
+    )
+
+
+def more_teachers(monkeypatch):
+    original = mj.subsample_majority
+    monkeypatch.setattr(
+        mj, "subsample_majority", lambda votes, m, rng, **voters: original(votes, min(2 * m + 1, 11), rng, **voters)
+    )
+
+
+@pytest.mark.parametrize(
+    "mutant, mechanism",
+    [(halved_sigma, "gnmax_aggregate"), (doubled_gamma, "sample_darrm"), (more_teachers, "subsample_majority")],
+)
+def test_an_aggregator_drawing_less_noise_is_refused(mutant, mechanism, monkeypatch):
+    """GNMax with σ/2, DaRRM with 2γ, subsampling polling 2m + 1 teachers: the query set's ledger
+    refuses the labels before they are drawn, naming the aggregator. Polling 2m would not be: an
+    even poll with a fair tie-break has the law of a poll of 2m − 1, and the exact verifier finds
+    the majority of 5 of 11 teachers private at 2.81ε ≤ 3ε (the composition bound mε is loose);
+    2m + 1 = 3 at m = 1 spends 1.97ε."""
+    mutant(monkeypatch)
+    with pytest.raises(ledger.PrivacyBudgetExceeded, match=f"{mechanism} would spend"):
+        dp.accuracy_table(prediction_votes(), {}, PREDICTION, seed=1, solver="highs")

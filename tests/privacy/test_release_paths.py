@@ -473,7 +473,7 @@ def check_darrm_release(gamma, sample=majority.sample_darrm):
     """Algorithm 1 of DaRRM: with L ones among K votes, release the majority with probability γ(L),
     else a fair coin: ``P(1 | L) = γ(L)·1{L > K/2} + (1 − γ(L))/2`` (written out here)."""
     K = gamma.size - 1
-    counts, outputs = release_by_count(lambda votes, rng: sample(votes, gamma, rng), K, 20)
+    counts, outputs = release_by_count(lambda votes, rng: sample(votes, gamma, rng, voter_epsilon=1.0), K, 20)
     levels = np.arange(K + 1)
     assert_release_probabilities(counts, outputs, gamma * (levels > K / 2) + (1 - gamma) / 2, "DaRRM")
 
@@ -484,7 +484,9 @@ def test_darrm_releases_the_majority_with_probability_gamma(gamma):
 
 
 def test_darrm_release_negative_control():
-    doubled = lambda votes, gamma, rng: majority.sample_darrm(votes, np.minimum(2 * gamma, 1.0), rng)  # noqa: E731
+    def doubled(votes, gamma, rng, **voters):
+        return majority.sample_darrm(votes, np.minimum(2 * gamma, 1.0), rng, **voters)
+
     assert fails(check_darrm_release, DARRM_GAMMA, doubled)
 
 
@@ -495,7 +497,7 @@ def subsample_probability(K, m):
 
 
 def check_subsample_majority(m, K=7, sample=majority.subsample_majority):
-    counts, outputs = release_by_count(lambda votes, rng: sample(votes, m, rng), K, 21)
+    counts, outputs = release_by_count(lambda votes, rng: sample(votes, m, rng, voter_epsilon=1.0), K, 21)
     assert_release_probabilities(counts, outputs, subsample_probability(K, m), f"subsampling m = {m}")
 
 
@@ -506,5 +508,5 @@ def test_subsample_majority_uses_m_random_teachers(m):
 
 
 def test_subsample_majority_negative_control():
-    doubled = lambda votes, m, rng: majority.subsample_majority(votes, 2 * m, rng)  # noqa: E731
+    doubled = lambda votes, m, rng, **voters: majority.subsample_majority(votes, 2 * m, rng, **voters)  # noqa: E731
     assert fails(check_subsample_majority, 2, sample=doubled)

@@ -34,7 +34,7 @@ import pytest
 from dpreplication import seeding
 from dpreplication.data.tabular import TabularData
 from dpreplication.learning import protocol
-from dpreplication.mechanisms import selection
+from dpreplication.mechanisms import majority, selection
 from dpreplication.pipeline.config import profile_config
 from dpreplication.replications.darrm import analytic, lemmas, prediction
 from dpreplication.replications.darrm import verified as darrm_verified
@@ -316,9 +316,12 @@ def darrm_prediction_run():
         queries=20,
         draws=4,
         sigma=5.0,
-        gamma=np.full(12, 0.5),
+        gamma=majority.gamma_subsampling(11, 3),
         seed=1,
         dataset="mnist",
+        voter_epsilon=2.0,  # the guard's budget: σ = 5 and γ_Sub spend less at m = 1 and 3
+        voter_delta=1e-4,
+        delta_prime=1e-4,
     )
 
 
@@ -341,7 +344,12 @@ def aggregator_site(patch):
         ("paper", "tag", "dataset", "m", "queries", "draw", "method"),
         tagged("darrm", "aggregate"),
         4 * (1 + 3),
-        {**DARRM_PREDICTION_CHANGES, "m": {"m": 1, "gamma": np.full(12, 0.3)}, "draw": None, "method": None},
+        {
+            **DARRM_PREDICTION_CHANGES,
+            "m": {"m": 1, "gamma": majority.gamma_subsampling(11, 1)},
+            "draw": None,
+            "method": None,
+        },
         lambda key, keys: key == "m" and keys[1] == "queries",
     )  # the same queries at every m (paired)
 

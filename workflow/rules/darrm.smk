@@ -283,7 +283,7 @@ rule darrm_prediction_accuracy:
     input:
         unpack(darrm_prediction_inputs("votes")),
         code=DR_PREDICTION_CODE,
-    output: **published(DR, "prediction_accuracy", TABLE, "darrm_prediction_accuracy.rst")
+    output: **published(DR, "prediction_accuracy", PRIVATE_TABLE, "darrm_prediction_accuracy.rst")
     params: settings=darrm_prediction_settings(), files=darrm_prediction_files("votes"), seed=SEED
     conda: ENVIRONMENT
     log: f"{LOGS}/{DR}/prediction_accuracy.log"
@@ -353,7 +353,7 @@ rule darrm_prediction_accuracy_best_config:
         best_votes=rules.darrm_prediction_teacher_ablation.output.votes,
         code=DR_ABLATION_CODE,
     output:
-        **published(DR, "prediction_accuracy_best_config", TABLE, "darrm_prediction_accuracy_best_config.rst"),
+        **published(DR, "prediction_accuracy_best_config", PRIVATE_TABLE, "darrm_prediction_accuracy_best_config.rst"),
         teachers=f"{DR_ABLATION}/best_config_teachers.csv",
     params: settings={**darrm_prediction_settings(), "ablation": settings("darrm/teacher_ablation")}, seed=SEED
     threads: 1
@@ -364,4 +364,4 @@ rule darrm_prediction_accuracy_best_config:
 
 
 for _rule in (rules.darrm_prediction_teacher_ablation, rules.darrm_prediction_accuracy_best_config):
-    register(DR, [path for name, path in _rule.output.items() if name in TABLE])
+    register(DR, [path for name, path in _rule.output.items() if name in PRIVATE_TABLE])

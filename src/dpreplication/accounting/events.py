@@ -1,4 +1,4 @@
-"""Privacy events of the replications' releases, and the accountant that composes them by basic composition.
+"""Privacy events of the replications' releases, and the accountants that compose them into one (ε, δ).
 
 A release is described by a dp-accounting :class:`~dp_accounting.dp_event.DpEvent` built from the
 parameters its sampler actually uses. Where the library has a class it is used
@@ -12,19 +12,30 @@ objective perturbation have none, so they get small event types here, each with 
   the exponential mechanism written as its probabilities ``∝ exp(ε q/(2Δ))``: ε = 2Δ/b (Dwork &
   Roth Theorem 3.10; Ding et al. 2021 Theorem 1; McSherry & Talwar 2007).
 - :class:`ObjectivePerturbationDpEvent` — a minimiser perturbed by ``b`` with density
-  ``∝ exp(-ε_b‖b‖/2)`` under the ridge ``Λ``, for a loss with curvature ``c`` on ``n`` rows:
-  ε = ε_b + 2 log(1 + c/(nΛ)) (Chaudhuri, Monteleoni & Sarwate 2011, Theorem 9).
+  ``∝ exp(-‖b‖/θ)`` (``ε_b = 2/θ``) under the ridge ``Λ``, for a loss with curvature ``c`` on ``n``
+  rows: ε = ε_b + 2 log(1 + c/(nΛ)) (Chaudhuri, Monteleoni & Sarwate 2011, Theorem 9).
 - :class:`TruncatedLaplaceDpEvent` — ``Lap(λ)`` truncated to ``[-A, A]`` at sensitivity ``Δ``:
   (ε, δ) = (Δ/λ, (e^ε - 1)/(2(e^{A/λ} - 1))), the inverse of ``A = λ ln(1 + (e^ε - 1)/(2δ))``
   (Geng et al. 2020, Definition 3 and Theorem 1).
+- :class:`MajorityVoteDpEvent` — DaRRM_γ (Jiang, Zhang & Joshi 2024, Algorithm 1) over K voters,
+  each ``(ε_v, Δ_v)``-DP: at a given δ, ε = m·ε_v for the smallest m at which the exact verifier
+  (spec §7, :func:`~dpreplication.accounting.privacy_verifier.effective_budget`) finds it
+  ``(mε_v, δ)``-DP. The majority of m voters polled at random is DaRRM with γ_Sub (Lemma 3.1).
 
-:class:`BasicCompositionAccountant` is a dp-accounting ``PrivacyAccountant`` that composes these
-events by basic composition: the ε and δ of the parts add up, exactly, which is what a budget
-stated as "ε per point" promises.
+A Gaussian release (dp-accounting ``GaussianDpEvent``) and a majority vote have a curve of (ε, δ)
+guarantees, not one pair: :func:`epsilon_delta` reads them at a given δ (the Gaussian through
+dp-accounting's ``RdpAccountant``).
+
+Two dp-accounting ``PrivacyAccountant`` compose (ε, δ) events. :class:`BasicCompositionAccountant`:
+the ε and δ of the parts add up, exactly, which is what a budget stated as "ε per point" promises.
+:class:`AdvancedCompositionAccountant`: k releases, each at most ``(ε, δ)``-DP, are
+``(√(2k log(1/δ'))ε + kε(e^ε − 1), kδ + δ')``-DP (Dwork, Rothblum & Vadhan 2010; Dwork & Roth,
+Theorem 3.20), what DaRRM states for a set of Q queries.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
 import attr
@@ -43,9 +54,9 @@ class ReportNoisyMaxDpEvent(dp_event.DpEvent):
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class ObjectivePerturbationDpEvent(dp_event.DpEvent):
-    """Objective perturbation: ε = noise_epsilon + 2 log(1 + curvature/(n·ridge))."""
+    """Objective perturbation, noise ``∝ exp(-‖b‖/noise_scale)``: ε = 2/noise_scale + 2 log(1 + curvature/(n·ridge))."""
 
-    noise_epsilon: float
+    noise_scale: float
     curvature: float
     n: int
     ridge: float
@@ -60,14 +71,51 @@ class TruncatedLaplaceDpEvent(dp_event.DpEvent):
     sensitivity: float
 
 
-def epsilon_delta(event: dp_event.DpEvent) -> tuple[float, float]:
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class MajorityVoteDpEvent(dp_event.DpEvent):
+    """DaRRM_γ over ``len(gamma) − 1`` voters, each ``(voter_epsilon, voter_delta)``-DP: ε(δ) = m_eff(δ)·ε_v."""
+
+    gamma: tuple[float, ...]
+    voter_epsilon: float
+    voter_delta: float
+
+
+EFFECTIVE_BUDGET_RESOLUTION = 1e-13
+"""Bisection width of a majority vote's m: far below the ledger's 1e-9 relative tolerance."""
+
+
+@functools.lru_cache(maxsize=256)
+def _majority_vote_epsilon(event: MajorityVoteDpEvent, delta: float) -> float:
+    from dpreplication.accounting.privacy_verifier import effective_budget
+
+    K = len(event.gamma) - 1
+    m = effective_budget(
+        event.gamma, K, event.voter_epsilon, event.voter_delta, delta, resolution=EFFECTIVE_BUDGET_RESOLUTION
+    )
+    return m * event.voter_epsilon
+
+
+@functools.lru_cache(maxsize=256)
+def _gaussian_epsilon(event: dp_event.DpEvent, delta: float) -> float:
+    from dp_accounting.rdp import RdpAccountant
+
+    from dpreplication.accounting.rdp import DEFAULT_ORDERS
+
+    accountant = RdpAccountant(orders=[float(order) for order in DEFAULT_ORDERS])
+    return float(accountant.compose(event).get_epsilon(delta))
+
+
+def epsilon_delta(event: dp_event.DpEvent, delta: float | None = None) -> tuple[float, float]:
     """``(ε, δ)`` of one event by its privacy map (module docstring); ``(inf, 0)`` for a non-private one.
+
+    ``delta``: where an event has a curve of guarantees (Gaussian, majority vote), the δ at which it
+    is read; ignored by an event with an (ε, δ) of its own.
 
     Raises
     ------
     ValueError
-        For an event whose guarantee is not an (ε, δ) pair by itself (Gaussian, DP-SGD: compose those
-        with an RDP accountant).
+        For an event whose guarantee is not an (ε, δ) pair by itself and no ``delta`` (Gaussian, a
+        majority vote), or whose guarantee is RDP only (DP-SGD: compose it with an RDP accountant).
     """
     if isinstance(event, dp_event.NoOpDpEvent):
         return 0.0, 0.0
@@ -78,18 +126,32 @@ def epsilon_delta(event: dp_event.DpEvent) -> tuple[float, float]:
     if isinstance(event, ReportNoisyMaxDpEvent):
         return (math.inf if event.noise_scale == 0 else 2.0 * event.sensitivity / event.noise_scale), 0.0
     if isinstance(event, ObjectivePerturbationDpEvent):
-        return event.noise_epsilon + 2.0 * math.log1p(event.curvature / (event.n * event.ridge)), 0.0
+        return 2.0 / event.noise_scale + 2.0 * math.log1p(event.curvature / (event.n * event.ridge)), 0.0
     if isinstance(event, TruncatedLaplaceDpEvent):
         epsilon, width = event.sensitivity / event.scale, event.bound / event.scale
         # (e^ε - 1)/(2(e^{A/λ} - 1)) written with e^{-A/λ} so that a wide support cannot overflow
         return epsilon, -math.expm1(-epsilon) * math.exp(epsilon - width) / (-2.0 * math.expm1(-width))
+    if isinstance(event, MajorityVoteDpEvent | dp_event.GaussianDpEvent) and delta is not None:
+        read = _majority_vote_epsilon if isinstance(event, MajorityVoteDpEvent) else _gaussian_epsilon
+        return read(event, float(delta)), float(delta)
     if isinstance(event, dp_event.SelfComposedDpEvent):
-        epsilon, delta = epsilon_delta(event.event)
-        return event.count * epsilon, event.count * delta
+        epsilon, spent_delta = epsilon_delta(event.event, delta)
+        return event.count * epsilon, event.count * spent_delta
     if isinstance(event, dp_event.ComposedDpEvent):
-        parts = [epsilon_delta(part) for part in event.events]
+        parts = [epsilon_delta(part, delta) for part in event.events]
         return math.fsum(e for e, _ in parts), math.fsum(d for _, d in parts)
-    raise ValueError(f"{type(event).__name__} has no (ε, δ) of its own; compose it with an RDP accountant")
+    raise ValueError(
+        f"{type(event).__name__} has no (ε, δ) of its own; read it at a δ, or compose it with an RDP accountant"
+    )
+
+
+def releases(event: dp_event.DpEvent, delta: float | None = None) -> list[tuple[float, float, int]]:
+    """``(ε, δ, count)`` of each kind of release in ``event`` (composed and self-composed events unrolled)."""
+    if isinstance(event, dp_event.ComposedDpEvent):
+        return [part for inner in event.events for part in releases(inner, delta)]
+    if isinstance(event, dp_event.SelfComposedDpEvent):
+        return [(epsilon, spent, count * event.count) for epsilon, spent, count in releases(event.event, delta)]
+    return [(*epsilon_delta(event, delta), 1)]
 
 
 class BasicCompositionAccountant(PrivacyAccountant):
@@ -100,14 +162,19 @@ class BasicCompositionAccountant(PrivacyAccountant):
     ``target_epsilon`` (else 1).
     """
 
-    def __init__(self, neighboring_relation: NeighboringRelation = NeighboringRelation.REPLACE_ONE):
+    def __init__(
+        self,
+        release_delta: float | None = None,
+        neighboring_relation: NeighboringRelation = NeighboringRelation.REPLACE_ONE,
+    ):
         super().__init__(neighboring_relation)
+        self.release_delta = release_delta
         self._epsilons: list[float] = []
         self._deltas: list[float] = []
 
     def _maybe_compose(self, event, count, do_compose):
         try:
-            epsilon, delta = epsilon_delta(event)
+            epsilon, delta = epsilon_delta(event, self.release_delta)
         except ValueError as error:
             return self.CompositionErrorDetails(invalid_event=event, error_message=str(error))
         if do_compose:
@@ -130,3 +197,50 @@ class BasicCompositionAccountant(PrivacyAccountant):
 
     def get_delta(self, target_epsilon: float) -> float:  # noqa: D102
         return self.delta if self.epsilon <= target_epsilon else 1.0
+
+
+class AdvancedCompositionAccountant(BasicCompositionAccountant):
+    """Advanced composition of (ε, δ) events (Dwork, Rothblum & Vadhan 2010; Dwork & Roth, Theorem 3.20).
+
+    k releases, each at most ``(ε, δ)``-DP (ε, δ the largest of the parts), are
+    ``(√(2k log(1/δ'))ε + kε(e^ε − 1), kδ + δ')``-DP. Events with a curve of guarantees are read
+    at ``release_delta``; ``get_epsilon``/``get_delta`` as for :class:`BasicCompositionAccountant`.
+    """
+
+    def __init__(
+        self,
+        delta_prime: float,
+        release_delta: float | None = None,
+        neighboring_relation: NeighboringRelation = NeighboringRelation.REPLACE_ONE,
+    ):
+        super().__init__(release_delta, neighboring_relation)
+        self.delta_prime = delta_prime
+        self._releases: list[tuple[float, float, int]] = []
+
+    def _maybe_compose(self, event, count, do_compose):
+        try:
+            parts = releases(event, self.release_delta)
+        except ValueError as error:
+            return self.CompositionErrorDetails(invalid_event=event, error_message=str(error))
+        if do_compose:
+            self._releases += [(epsilon, delta, number * count) for epsilon, delta, number in parts]
+        return None
+
+    def _composed(self) -> tuple[float, float]:
+        from dpreplication.accounting.composition import advanced_composition
+
+        k = sum(count for _, _, count in self._releases)
+        epsilon = max((epsilon for epsilon, _, _ in self._releases), default=0.0)
+        if k == 0 or math.isinf(epsilon):
+            return epsilon, 0.0
+        return advanced_composition(epsilon, max(delta for _, delta, _ in self._releases), k, self.delta_prime)
+
+    @property
+    def epsilon(self) -> float:
+        """Composed ε of the events composed so far (advanced composition)."""
+        return self._composed()[0]
+
+    @property
+    def delta(self) -> float:
+        """Composed δ of the events composed so far (advanced composition)."""
+        return self._composed()[1]

@@ -10,9 +10,11 @@ costs one lookup and is dropped.
 
 The ledger composes its events with a dp-accounting accountant
 (:class:`~dpreplication.accounting.events.BasicCompositionAccountant` for pure and (ε, δ) events,
-whose ε add up exactly; dp-accounting's ``RdpAccountant`` over the integer orders of
-:data:`dpreplication.accounting.rdp.DEFAULT_ORDERS` for DP-SGD) and refuses a record that would take
-its ε past the budget it was opened with (:class:`PrivacyBudgetExceeded`).
+whose ε add up exactly; :class:`~dpreplication.accounting.events.AdvancedCompositionAccountant`
+where the release states advanced composition, as a DaRRM query set does; dp-accounting's
+``RdpAccountant`` over the integer orders of :data:`dpreplication.accounting.rdp.DEFAULT_ORDERS`
+for DP-SGD) and refuses a record that would take its ε past the budget it was opened with
+(:class:`PrivacyBudgetExceeded`).
 
 What a ledger cannot see: a wrong sensitivity. A caller that under-states Δ draws too little noise
 and records the ε it promised; the privacy audits of the mechanisms (exact privacy loss, hockey
@@ -53,10 +55,17 @@ class Entry:
 
 @dataclass
 class Ledger:
-    """The records of one released quantity, and the budget it may spend (``None``: not capped)."""
+    """The records of one released quantity, and the budget it may spend (``None``: not capped).
+
+    ``release_delta``: the δ at which an event with a curve of guarantees (Gaussian, majority vote)
+    is read, per release; ``delta_prime``: compose by advanced composition with this δ' (``None``:
+    basic composition).
+    """
 
     budget_epsilon: float | None = None
     budget_delta: float = 0.0
+    release_delta: float | None = None
+    delta_prime: float | None = None
     entries: list[Entry] = field(default_factory=list)
     pure_epsilon: float = 0.0
     """Running ε of the records that have one (the budget guard's sum; :meth:`spent` composes exactly)."""
@@ -64,19 +73,21 @@ class Ledger:
     def add(self, mechanism: str, event, count: int = 1) -> None:
         """Record ``count`` draws of ``event``; refuse them, before they are drawn, beyond the budget.
 
-        A pure or (ε, δ) event is capped on the running sum of ε; an RDP event (DP-SGD) on the
-        ledger's composed ε at its δ with the new event.
+        Under basic composition a pure or (ε, δ) event is capped on the running sum of ε; an RDP
+        event (DP-SGD), and every event under advanced composition, on the ledger's composed ε with
+        the new event.
         """
         from dpreplication.accounting.events import epsilon_delta
 
         try:
-            epsilon, delta = epsilon_delta(event)
+            epsilon, delta = epsilon_delta(event, self.release_delta)
         except ValueError:  # an RDP event: no (ε, δ) of its own
             epsilon, delta = math.nan, math.nan
         entry = Entry(mechanism, event, int(count), epsilon, delta)
         spent = self.pure_epsilon + (0.0 if math.isnan(epsilon) else count * epsilon)
         if self.budget_epsilon is not None:
-            taken = spent if not math.isnan(epsilon) else replace(self, entries=[*self.entries, entry]).spent()[0]
+            additive = self.delta_prime is None and not math.isnan(epsilon)
+            taken = spent if additive else replace(self, entries=[*self.entries, entry]).spent()[0]
             if taken > self.budget_epsilon * (1.0 + RELATIVE_TOLERANCE):
                 raise PrivacyBudgetExceeded(
                     f"{mechanism} would spend {_cost(entry)}, taking this release to ε = {taken:.6g} of its "
@@ -92,13 +103,16 @@ class Ledger:
         return dp_event.ComposedDpEvent([dp_event.SelfComposedDpEvent(e.event, e.count) for e in self.entries])
 
     def spent(self) -> tuple[float, float]:
-        """Composed ``(ε, δ)``: basic composition when every event has its own (ε, δ), else RDP at the budget's δ."""
-        from dpreplication.accounting.events import BasicCompositionAccountant
+        """Composed ``(ε, δ)``: basic (or advanced) composition when every event has an (ε, δ), else RDP at the budget's δ."""
+        from dpreplication.accounting.events import AdvancedCompositionAccountant, BasicCompositionAccountant
 
-        basic = BasicCompositionAccountant()
-        if basic.supports(self.event()):
-            basic.compose(self.event())
-            return basic.epsilon, basic.delta
+        if self.delta_prime is None:
+            accountant = BasicCompositionAccountant(self.release_delta)
+        else:
+            accountant = AdvancedCompositionAccountant(self.delta_prime, self.release_delta)
+        if accountant.supports(self.event()):
+            accountant.compose(self.event())
+            return accountant.epsilon, accountant.delta
         from dp_accounting.rdp import RdpAccountant
 
         from dpreplication.accounting.rdp import DEFAULT_ORDERS
@@ -139,11 +153,18 @@ _ACTIVE: ContextVar[Ledger | None] = ContextVar("dpreplication_privacy_ledger", 
 
 
 @contextmanager
-def spending(budget_epsilon: float | None = None, budget_delta: float = 0.0) -> Iterator[Ledger]:
+def spending(
+    budget_epsilon: float | None = None,
+    budget_delta: float = 0.0,
+    *,
+    release_delta: float | None = None,
+    delta_prime: float | None = None,
+) -> Iterator[Ledger]:
     """Collect the records of everything released inside the block in a new :class:`Ledger`.
 
-    ``budget_epsilon``: the pure ε the block may spend (``None``: no cap). Blocks nest: the inner
-    ledger takes the records of its block only.
+    ``budget_epsilon``: the ε the block may spend (``None``: no cap); ``release_delta`` and
+    ``delta_prime`` as in :class:`Ledger`. Blocks nest: the inner ledger takes the records of its
+    block only.
 
     Examples
     --------
@@ -156,7 +177,7 @@ def spending(budget_epsilon: float | None = None, budget_delta: float = 0.0) -> 
     >>> ledger.spent(), ledger.describe()
     ((1.0, 0.0), 'laplace_mechanism ε=0.25 ×1; laplace_mechanism ε=0.75 ×1')
     """
-    ledger = Ledger(budget_epsilon, budget_delta)
+    ledger = Ledger(budget_epsilon, budget_delta, release_delta, delta_prime)
     token = _ACTIVE.set(ledger)
     try:
         yield ledger
@@ -183,14 +204,12 @@ def record_report_noisy_max(mechanism: str, noise: str, scale: float, sensitivit
         ledger.add(mechanism, ReportNoisyMaxDpEvent(noise, float(scale), float(sensitivity)), count)
 
 
-def record_objective_perturbation(mechanism: str, noise_epsilon: float, curvature: float, n: int, ridge: float) -> None:
-    """One objective-perturbation minimiser (ε = ε_b + 2 log(1 + c/(nΛ)))."""
+def record_objective_perturbation(mechanism: str, noise_scale: float, curvature: float, n: int, ridge: float) -> None:
+    """One objective-perturbation minimiser, noise ``∝ exp(-‖b‖/θ)`` (ε = 2/θ + 2 log(1 + c/(nΛ)))."""
     if (ledger := _ACTIVE.get()) is not None:
         from dpreplication.accounting.events import ObjectivePerturbationDpEvent
 
-        ledger.add(
-            mechanism, ObjectivePerturbationDpEvent(float(noise_epsilon), float(curvature), int(n), float(ridge))
-        )
+        ledger.add(mechanism, ObjectivePerturbationDpEvent(float(noise_scale), float(curvature), int(n), float(ridge)))
 
 
 def record_truncated_laplace(mechanism: str, scale: float, bound: float, sensitivity: float, count: int = 1) -> None:
@@ -208,6 +227,23 @@ def record_dp_sgd(mechanism: str, noise_multiplier: float, sampling_probability:
 
         step = dp_event.PoissonSampledDpEvent(float(sampling_probability), dp_event.GaussianDpEvent(noise_multiplier))
         ledger.add(mechanism, step, int(steps))
+
+
+def record_gaussian(mechanism: str, scale: float, sensitivity: float, count: int = 1) -> None:
+    """``count`` draws of ``N(0, scale²)`` on a query of L2 sensitivity Δ (dp-accounting ``GaussianDpEvent(scale/Δ)``)."""
+    if (ledger := _ACTIVE.get()) is not None:
+        from dp_accounting import dp_event
+
+        ledger.add(mechanism, dp_event.GaussianDpEvent(float(scale) / float(sensitivity)), count)
+
+
+def record_majority_vote(mechanism: str, gamma, voter_epsilon: float, voter_delta: float, count: int = 1) -> None:
+    """``count`` DaRRM_γ releases over ``(voter_epsilon, voter_delta)``-DP voters (ε = m_eff(δ)·ε_v)."""
+    if (ledger := _ACTIVE.get()) is not None:
+        from dpreplication.accounting.events import MajorityVoteDpEvent
+
+        event = MajorityVoteDpEvent(tuple(float(g) for g in gamma), float(voter_epsilon), float(voter_delta))
+        ledger.add(mechanism, event, count)
 
 
 def record_non_private(mechanism: str) -> None:
@@ -229,7 +265,11 @@ def relative_error(spent, stated):
     return np.where(np.isinf(spent) & np.isinf(stated), 0.0, error)
 
 
-def ledger_table(rows, by, *, stated="epsilon", non_private=None, release=("repetition", "fold")):
+PROMISES = ("exact", "at most")
+"""What a point's stated ε promises: exactly what it spends, or a bound on it (a conservative bound, named)."""
+
+
+def ledger_table(rows, by, *, stated="epsilon", non_private=None, release=("repetition", "fold"), promise="exact"):
     """One row per published point (``by`` + ``stated``): its releases' ledgers against its stated ε.
 
     ``rows`` are a job's rows (one per release, or several per release for a trace: deduplicated on
@@ -239,8 +279,12 @@ def ledger_table(rows, by, *, stated="epsilon", non_private=None, release=("repe
     its ``budget_share`` where the release names a conservative split (it spends only that share).
     Releases that failed released nothing and are counted apart. ``ledger_error`` is the worst
     ``|spent/stated - 1|`` of the point's releases: 0 up to float error when every release spent
-    exactly what it states; an over- or under-spending release shows as a positive error.
+    exactly what it states; an over- or under-spending release shows as a positive error. Where the
+    stated ε is a bound (``promise="at most"``) only overspending is an error, ``max(spent/stated -
+    1, 0)``, and ``spent_share`` (the largest ``spent/stated``) reports the underspending.
     """
+    if promise not in PROMISES:
+        raise ValueError(f"promise must be one of {PROMISES}, got {promise!r}")
     keys = [*by, stated]
     releases = rows.drop_duplicates([*by, *release, stated])
     failed = np.zeros(len(releases), dtype=bool)
@@ -252,8 +296,14 @@ def ledger_table(rows, by, *, stated="epsilon", non_private=None, release=("repe
         free |= released[column].isin(values).to_numpy()
     share = released["budget_share"] if "budget_share" in released else 1.0
     released["stated_epsilon"] = np.where(free, np.inf, released[stated] * share)
-    released["ledger_error"] = relative_error(released["spent_epsilon"], released["stated_epsilon"])
+    if promise == "exact":
+        released["ledger_error"] = relative_error(released["spent_epsilon"], released["stated_epsilon"])
+    else:
+        released["spent_share"] = released["spent_epsilon"] / released["stated_epsilon"]
+        released["ledger_error"] = np.maximum(released["spent_share"] - 1.0, 0.0)
     named = {"budget_share": ("budget_share", "first")} if "budget_share" in released else {}
+    if promise != "exact":
+        named["spent_share"] = ("spent_share", "max")
     table = released.groupby(keys, dropna=False, sort=False).agg(
         **named,
         stated_epsilon=("stated_epsilon", "first"),

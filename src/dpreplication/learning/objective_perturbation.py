@@ -64,15 +64,24 @@ def erm_calibration(epsilon: float, n: int, regulariser: float, curvature: float
     return ErmCalibration(epsilon / 2.0, float(max(extra, 0.0)))
 
 
-def sample_erm_noise(dimension: int, epsilon_prime: float, rng: np.random.Generator) -> np.ndarray:
-    """``b`` with density ``∝ exp(-ε'‖b‖/2)``: norm ``~ Gamma(d, 2/ε')``, direction uniform on the sphere.
+def erm_noise_scale(epsilon_prime: float) -> float:
+    """``θ = 2/ε'``: the noise ``b`` has density ``∝ exp(-‖b‖/θ)`` (CMS 2011, Algorithm 2).
 
     ``ValueError`` unless ``ε'`` is positive and finite.
     """
     positive("epsilon_prime", epsilon_prime)
+    return 2.0 / epsilon_prime
+
+
+def sample_erm_noise(dimension: int, epsilon_prime: float, rng: np.random.Generator) -> np.ndarray:
+    """``b`` with density ``∝ exp(-ε'‖b‖/2)``: norm ``~ Gamma(d, θ)`` (:func:`erm_noise_scale`), direction uniform on the sphere.
+
+    ``ValueError`` unless ``ε'`` is positive and finite.
+    """
+    scale = erm_noise_scale(epsilon_prime)
     direction = rng.standard_normal(dimension)
     direction /= np.linalg.norm(direction)
-    return rng.gamma(dimension, 2.0 / epsilon_prime) * direction
+    return rng.gamma(dimension, scale) * direction
 
 
 def _margin_loss(loss: str, huber_h: float):
@@ -175,7 +184,9 @@ def fit_private_erm(
     curvature = loss_curvature(loss, huber_h)
     calibration = erm_calibration(epsilon, n, regulariser, curvature)
     ridge = regulariser + calibration.extra_regulariser
-    record_objective_perturbation("objective_perturbation", calibration.epsilon_prime, curvature, n, ridge)
+    record_objective_perturbation(
+        "objective_perturbation", erm_noise_scale(calibration.epsilon_prime), curvature, n, ridge
+    )
     noise = sample_erm_noise(d, calibration.epsilon_prime, rng)
     f = perturbed_erm_minimiser(features, y_pm, loss, ridge, noise, huber_h, gtol, max_iter)
     return f / np.sqrt(d)

@@ -11,7 +11,11 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from dpreplication.accounting.ledger import record_gaussian
 from dpreplication.validation import positive
+
+VOTE_SENSITIVITY = float(np.sqrt(2.0))
+"""L2 sensitivity of a vector of vote counts: one teacher changing its vote moves two counts by 1."""
 
 
 def gnmax_aggregate(counts, sigma: float, rng: np.random.Generator) -> np.ndarray:
@@ -47,6 +51,7 @@ def gnmax_aggregate(counts, sigma: float, rng: np.random.Generator) -> np.ndarra
     """
     positive("sigma", sigma)  # σ = 0 would release the non-private argmax
     counts = np.atleast_2d(np.asarray(counts, dtype=float))
+    record_gaussian("gnmax_aggregate", sigma, VOTE_SENSITIVITY, count=counts.shape[0])
     return np.argmax(counts + sigma * rng.standard_normal(counts.shape), axis=1)
 
 

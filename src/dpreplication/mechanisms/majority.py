@@ -36,6 +36,7 @@ from itertools import combinations
 import numpy as np
 from scipy import stats
 
+from dpreplication.accounting.ledger import record_majority_vote
 from dpreplication.validation import in_unit_interval, non_negative, positive
 
 # --------------------------------------------------------------------------- basics
@@ -190,12 +191,15 @@ def majority_probability_one(alpha) -> np.ndarray:
 # --------------------------------------------------------------------------- the mechanism
 
 
-def sample_darrm(votes, gamma, rng: np.random.Generator) -> np.ndarray:
+def sample_darrm(
+    votes, gamma, rng: np.random.Generator, *, voter_epsilon: float, voter_delta: float = 0.0
+) -> np.ndarray:
     """DaRRM_γ (Algorithm 1) applied to each row of a binary vote matrix ``(n, K)``.
 
     Computes ``L``, keeps the true majority with probability ``γ(L)``, else outputs a fair
     coin. Privacy: ``(mε, δ)``-DP exactly when γ passes
-    :func:`dpreplication.accounting.privacy_verifier.verify_privacy` for ``(K, m, ε, Δ, δ)``.
+    :func:`dpreplication.accounting.privacy_verifier.verify_privacy` for ``(K, m, ε, Δ, δ)``; the
+    ledger records it as a majority vote of ``(voter_epsilon, voter_delta)``-DP voters.
 
     Parameters
     ----------
@@ -205,6 +209,10 @@ def sample_darrm(votes, gamma, rng: np.random.Generator) -> np.ndarray:
         ``γ(0..K)``, each in ``[0, 1]`` (wrong shape: ``ValueError``).
     rng : numpy.random.Generator
         Source of the keep and coin draws.
+    voter_epsilon : float, ε > 0
+        ε of each voting mechanism.
+    voter_delta : float, 0 ≤ Δ < 1
+        δ of each voting mechanism (the spec's Δ).
 
     Returns
     -------
@@ -216,7 +224,7 @@ def sample_darrm(votes, gamma, rng: np.random.Generator) -> np.ndarray:
     >>> import numpy as np
     >>> from dpreplication.mechanisms import gamma_subsampling, sample_darrm
     >>> votes = np.array([[1, 1, 1, 1, 0], [0, 0, 1, 0, 0]])
-    >>> sample_darrm(votes, gamma_subsampling(5, 3), rng=np.random.default_rng(0)).tolist()
+    >>> sample_darrm(votes, gamma_subsampling(5, 3), rng=np.random.default_rng(0), voter_epsilon=0.1).tolist()
     [1, 0]
     """
     votes = np.atleast_2d(np.asarray(votes))
@@ -226,12 +234,15 @@ def sample_darrm(votes, gamma, rng: np.random.Generator) -> np.ndarray:
         raise ValueError(f"gamma must have K + 1 = {K + 1} entries, got {gamma.shape}")
     counts = votes.astype(np.int64).sum(axis=1)
     majority = counts > K / 2
+    record_majority_vote("sample_darrm", gamma, voter_epsilon, voter_delta, count=counts.size)
     keep = rng.random(counts.size) < gamma[counts]
     coin = rng.random(counts.size) < 0.5
     return np.where(keep, majority, coin).astype(np.int64)
 
 
-def sample_darrm_from_probabilities(p, gamma, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+def sample_darrm_from_probabilities(
+    p, gamma, n_samples: int, rng: np.random.Generator, *, voter_epsilon: float, voter_delta: float = 0.0
+) -> np.ndarray:
     """``n_samples`` outputs of DaRRM_γ when mechanism ``i`` votes 1 with probability ``p_i``.
 
     Simulates DaRRM_γ (Algorithm 1) on independent votes; ``(mε, δ)``-DP when γ passes
@@ -247,6 +258,8 @@ def sample_darrm_from_probabilities(p, gamma, n_samples: int, rng: np.random.Gen
         Number of outputs, ``n_samples ≥ 0``.
     rng : numpy.random.Generator
         Source of the votes and of DaRRM's draws.
+    voter_epsilon, voter_delta : float
+        As in :func:`sample_darrm`.
 
     Returns
     -------
@@ -255,7 +268,7 @@ def sample_darrm_from_probabilities(p, gamma, n_samples: int, rng: np.random.Gen
     """
     p = np.asarray(p, dtype=float)
     votes = rng.random((n_samples, p.size)) < p
-    return sample_darrm(votes, gamma, rng)
+    return sample_darrm(votes, gamma, rng, voter_epsilon=voter_epsilon, voter_delta=voter_delta)
 
 
 # --------------------------------------------------------------------------- baselines
@@ -462,20 +475,25 @@ def subsample_majority_probability_enumerated(K: int, m: int) -> tuple[np.ndarra
 # --------------------------------------------------------------------------- private prediction (spec §3)
 
 
-def subsample_majority(votes, m: int, rng: np.random.Generator) -> np.ndarray:
+def subsample_majority(
+    votes, m: int, rng: np.random.Generator, *, voter_epsilon: float, voter_delta: float = 0.0
+) -> np.ndarray:
     """Majority of ``m`` of the ``K`` binary votes of each row, drawn without replacement (Lemma 3.1).
 
     Ties (even ``m``) are broken by a fair coin, as in γ_Sub. Privacy: a post-processing of ``m``
-    ``(ε, Δ)``-DP mechanisms, so ``(mε, 1 − (1 − Δ)^m)``-DP (≤ ``(mε, mΔ)``) by composition.
+    ``(ε, Δ)``-DP mechanisms, so ``(mε, 1 − (1 − Δ)^m)``-DP (≤ ``(mε, mΔ)``) by composition; the
+    ledger records it as DaRRM with γ_Sub (Lemma 3.1), read by the exact verifier.
 
     Parameters
     ----------
     votes : array_like of shape (n, K) or (K,)
-        Binary votes in ``{0, 1}``; any ``K ≥ 1`` (odd not required).
+        Binary votes in ``{0, 1}``; any ``K ≥ 1`` (odd not required; a ledger needs ``K`` odd).
     m : int
         Number of votes subsampled, ``1 ≤ m ≤ K`` (``ValueError`` otherwise).
     rng : numpy.random.Generator
         Source of the subsets and of the tie-breaking coins.
+    voter_epsilon, voter_delta : float
+        As in :func:`sample_darrm`.
 
     Returns
     -------
@@ -486,13 +504,14 @@ def subsample_majority(votes, m: int, rng: np.random.Generator) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> from dpreplication.mechanisms import subsample_majority
-    >>> subsample_majority(np.array([[1, 1, 1, 1, 0]]), m=3, rng=np.random.default_rng(0)).tolist()
+    >>> subsample_majority(np.array([[1, 1, 1, 1, 0]]), m=3, rng=np.random.default_rng(0), voter_epsilon=0.1).tolist()
     [1]
     """
     votes = np.atleast_2d(np.asarray(votes)).astype(np.int64)
     n, K = votes.shape
     if not 1 <= m <= K:
         raise ValueError(f"need 1 ≤ m ≤ K, got m={m}, K={K}")
+    record_majority_vote("subsample_majority", gamma_subsampling(K, m), voter_epsilon, voter_delta, count=n)
     chosen = np.argsort(rng.random((n, K)), axis=1)[:, :m]
     ones = np.take_along_axis(votes, chosen, axis=1).sum(axis=1)
     coin = rng.random(n) < 0.5

@@ -167,11 +167,50 @@ def _claim_cells(claim: pd.Series, columns: list[str]) -> list:
     return [cells[column] for column in columns]
 
 
-def paper_page(scorecard: pd.DataFrame, paper: str) -> str:
-    """Every claim of one paper: fail, missing, deviation, then pass; reasons and evidence shown."""
+def _stated(epsilons: pd.Series) -> str:
+    values = sorted(set(epsilons))
+    if len(values) > 6:
+        return f"{values[0]:.4g} … {values[-1]:.4g} ({len(values)} values)"
+    return ", ".join("∞" if value == float("inf") else f"{value:.4g}" for value in values)
+
+
+def privacy_spent(ledgers: dict[str, pd.DataFrame]) -> str:
+    """Tabulate what each published ledger (``<figure>.ledger``) spent.
+
+    Per ledger: the ε its points state, the releases and the mechanisms that spent it, and the worst
+    ``ledger_error`` (and the least share spent, for a stated bound).
+    """
+    from dpreplication.accounting.ledger import ledger_digest
+
+    columns = ["figure", "points", "releases", "stated ε per point", "spent by", "worst error", "least share spent"]
+    rows = []
+    for name, ledger in sorted(ledgers.items()):
+        digest = ledger_digest(ledger)
+        share = ledger["spent_share"].min() if "spent_share" in ledger else "—"
+        worst = "—" if digest["worst_ledger_error"] is None else f"{digest['worst_ledger_error']:.2g}"
+        rows.append(
+            [f"`{name}.csv`", digest["points"], digest["releases"], _stated(ledger["stated_epsilon"]),
+             ", ".join(f"`{m}`" for m in digest["mechanisms"]), worst, share]
+        )  # fmt: skip
+    return table(columns, rows)
+
+
+def paper_page(scorecard: pd.DataFrame, paper: str, ledgers: dict[str, pd.DataFrame] | None = None) -> str:
+    """Every claim of one paper: fail, missing, deviation, then pass; reasons and evidence shown.
+
+    Then what each figure of private releases spent (``ledgers``: its published ledgers by name).
+    """
     columns = ["id", "kind", "status", "claim", "criterion", "reproduced", "95 % CI", "reason", "evidence"]
     claims = _ordered(scorecard[scorecard["paper"] == paper])
     rows = [_claim_cells(claim, columns) for _, claim in claims.iterrows()]
+    spent = ""
+    if ledgers:
+        spent = (
+            "\n\n## Privacy spent\n\nEach figure of private releases, from its privacy ledger (recorded where "
+            "the noise is drawn, `docs/ledger.md`): the ε its points state, the mechanisms that spent it, and "
+            "the worst `|spent/stated − 1|` (for a stated bound: the overspending, and the least share of it "
+            "spent).\n\n" + privacy_spent(ledgers)
+        )
     return (
         f"# Scorecard: {paper}\n\n"
         "Each `reproduced` value is read by the workflow from the figure and table data; the "
@@ -181,6 +220,7 @@ def paper_page(scorecard: pd.DataFrame, paper: str) -> str:
         + summary_table(scorecard[scorecard["paper"] == paper], link="scorecard.md")
         + "\n\n"
         + table(columns, rows)
+        + spent
         + "\n\n## Readings\n\nEvery sentence of the paper judged above, quoted, with how it is read (decided "
         "from the text, before the results).\n\n" + readings(claims) + "\n"
     )

@@ -6,5 +6,5 @@ settings = snakemake.params.settings
 files = snakemake.params.files
 statuses = prediction.read_statuses(files["status"])
 votes = prediction.read_votes(files["votes"])
-data = prediction.accuracy_table(votes, statuses, settings, snakemake.params.seed, settings["solver"])
-publish(snakemake, data)
+data, releases = prediction.accuracy_table(votes, statuses, settings, snakemake.params.seed, settings["solver"])
+publish(snakemake, data, ledger=prediction.query_ledger_table(releases))

@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 
 from dpreplication.pipeline.jobs import publish, start
+from dpreplication.replications.darrm import prediction
 from dpreplication.replications.darrm import teacher_ablation as ablation
 
 start(snakemake)
@@ -20,8 +21,8 @@ if status["available"]:
     with np.load(snakemake.input.best_votes) as arrays:
         best = dict(arrays)
 table = pd.read_csv(snakemake.input.ablation)
-accuracy, trained = ablation.best_configuration_accuracy(
+accuracy, trained, releases = ablation.best_configuration_accuracy(
     files, settings, table, best, cached, {dataset: status}, snakemake.params.seed
 )
 pd.DataFrame(trained).to_csv(snakemake.output.teachers, index=False)
-publish(snakemake, accuracy)
+publish(snakemake, accuracy, ledger=prediction.query_ledger_table(releases, release=("replicate", "draw")))

@@ -9,5 +9,6 @@ logger = start(snakemake)
 tables = {name: pd.read_csv(path) for name, path in snakemake.input.items() if name not in ("registry", "code")}
 scorecard = evaluate_claims(load_registry(snakemake.input.registry), tables)
 scorecard.to_csv(snakemake.output.csv, index=False)
-Path(snakemake.output.md).write_text(paper_page(scorecard, snakemake.wildcards.paper))
+ledgers = {name: table for name, table in tables.items() if name.endswith(".ledger")}
+Path(snakemake.output.md).write_text(paper_page(scorecard, snakemake.wildcards.paper, ledgers))
 logger.info("status counts: %s", scorecard.status.value_counts().to_dict())

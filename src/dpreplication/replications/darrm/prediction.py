@@ -10,7 +10,8 @@ tidy DataFrame:
   advanced composition over Q queries (analytic, needs no data);
 * :func:`accuracy_table` — accuracy of Q random queries (mean and population std over the
   draws) for GNMax (non-private teachers + Gaussian noise), DaRRM_Sub (majority of m random
-  private teachers) and DaRRM_opt, each next to its exact expectation over the query pool;
+  private teachers) and DaRRM_opt, each next to its exact expectation over the query pool; and
+  the privacy ledger of every query set it released (:func:`query_ledger_table`);
 * :func:`seed_spread_table` — each aggregator's exact expected accuracy under independently
   seeded teacher ensembles (replicates), and its spread over the seeds.
 
@@ -41,6 +42,7 @@ from scipy import special
 from dpreplication import seeding
 from dpreplication.accounting import rdp
 from dpreplication.accounting.composition import advanced_composition
+from dpreplication.accounting.ledger import LEDGER_COLUMNS, ledger_table, spending
 from dpreplication.accounting.privacy_verifier import verify_privacy
 from dpreplication.learning.protocol import mean_confidence_interval
 from dpreplication.mechanisms import gnmax
@@ -52,6 +54,14 @@ PAPER = "darrm"
 METHODS = ("gnmax", "sub", "opt")
 GAPS = (("sub", "gnmax"), ("opt", "sub"), ("opt", "gnmax"))
 """The pairwise accuracy gaps ``<better>_minus_<worse>`` the table reports."""
+CONSERVATIVE = {
+    "gnmax": "σ calibrated by the classic conversion λ/σ² + log(1/δ)/(λ − 1) on the authors' orders (spec §3); "
+    "spent: dp-accounting's RDP accountant on the Gaussian of L2 sensitivity √2, a tighter conversion",
+    "sub": "stated: composition of the m polled teachers (Lemma 3.1); spent: the exact verifier on γ_Sub",
+    "opt": "stated: the LP's constraint at (mε, mΔ); spent: the exact verifier on γ_opt, below mε where γ_opt "
+    "reaches its bounds [0, 1]",
+}
+"""Why each aggregator's stated per-query ε is a bound on what it spends (the ledger's named slack)."""
 
 
 def needs_download(dataset: str, status: dict) -> str:
@@ -162,6 +172,30 @@ def expected_accuracies(private_votes, nonprivate_votes, truth, classes, m: int,
     }
 
 
+def query_set_spending(voter_epsilon: float, voter_delta: float, m: int, queries: int, delta_prime: float):
+    """Open the ledger of one set of Q query labels, capped at its stated total (spec §3).
+
+    Each label is read at the per-query δ = mΔ; the Q labels compose by advanced composition with
+    δ'; the cap is the advanced composition of the stated per-query ``(mε, mΔ)``.
+    """
+    epsilon, delta = m * voter_epsilon, m * voter_delta
+    total_epsilon, total_delta = advanced_composition(epsilon, delta, queries, delta_prime)
+    return spending(total_epsilon, total_delta, release_delta=delta, delta_prime=delta_prime)
+
+
+def aggregate(method: str, binary, counts, m: int, sigma: float, gamma, rng, voter_epsilon: float, voter_delta: float):
+    """Release the class index (0 or 1) of each query by aggregator ``method``."""
+    if method == "gnmax":
+        return gnmax.gnmax_aggregate(counts, sigma, rng)
+    if method == "sub":
+        return mj.subsample_majority(binary, m, rng, voter_epsilon=voter_epsilon, voter_delta=voter_delta)
+    return mj.sample_darrm(binary, gamma, rng, voter_epsilon=voter_epsilon, voter_delta=voter_delta)
+
+
+QUERY_RELEASE_COLUMNS = ["draw", "method", *LEDGER_COLUMNS, "spent_epsilon_query"]
+"""The ledger of each query set :func:`simulate_queries` releases."""
+
+
 def simulate_queries(
     private_votes,
     nonprivate_votes,
@@ -174,35 +208,43 @@ def simulate_queries(
     gamma,
     seed: int,
     dataset: str,
-) -> dict:
+    *,
+    voter_epsilon: float,
+    voter_delta: float,
+    delta_prime: float,
+) -> tuple[dict, pd.DataFrame]:
     """Count each aggregator's correct labels on ``draws`` random sets of ``queries`` pool images.
 
     The images of a set are drawn without replacement; the sets are the same for every method and
-    budget m.
+    budget m. Each set's labels are released in their own ledger (:func:`query_set_spending`, the
+    private teachers ``(voter_epsilon, voter_delta)``-DP).
 
     Returns
     -------
     dict
         ``(draws,)`` ints per method.
+    pandas.DataFrame
+        :data:`QUERY_RELEASE_COLUMNS`, one row per (draw, method): the query set's ledger and the
+        largest ε one of its labels spent.
     """
     binary = binary_votes(private_votes, classes)
     counts = class_counts(nonprivate_votes, classes)
     correct = {method: np.empty(draws, dtype=np.int64) for method in METHODS}
+    releases = []
     for draw in range(draws):
         chosen = seeding.generator(seed, PAPER, "queries", dataset, queries, draw).choice(
             truth.size, size=queries, replace=False
         )
-        noise = {
-            method: seeding.generator(seed, PAPER, "aggregate", dataset, m, queries, draw, method) for method in METHODS
-        }
-        labels = {
-            "gnmax": np.asarray(classes)[gnmax.gnmax_aggregate(counts[chosen], sigma, noise["gnmax"])],
-            "sub": np.asarray(classes)[mj.subsample_majority(binary[chosen], m, noise["sub"])],
-            "opt": np.asarray(classes)[mj.sample_darrm(binary[chosen], gamma, noise["opt"])],
-        }
         for method in METHODS:
-            correct[method][draw] = np.sum(labels[method] == truth[chosen])
-    return correct
+            rng = seeding.generator(seed, PAPER, "aggregate", dataset, m, queries, draw, method)
+            with query_set_spending(voter_epsilon, voter_delta, m, queries, delta_prime) as ledger:
+                released = aggregate(
+                    method, binary[chosen], counts[chosen], m, sigma, gamma, rng, voter_epsilon, voter_delta
+                )
+            correct[method][draw] = np.sum(np.asarray(classes)[released] == truth[chosen])
+            per_query = max(entry.epsilon for entry in ledger.entries)
+            releases.append({"draw": draw, "method": method, **ledger.summary(), "spent_epsilon_query": per_query})
+    return correct, pd.DataFrame(releases, columns=QUERY_RELEASE_COLUMNS)
 
 
 def z_score(mean: float, expected: float, standard_error: float) -> float:
@@ -212,13 +254,17 @@ def z_score(mean: float, expected: float, standard_error: float) -> float:
     return 0.0 if np.isclose(mean, expected, rtol=0, atol=1e-12) else float(np.copysign(np.inf, mean - expected))
 
 
-def accuracy_table(votes: dict, statuses: dict, settings: dict, seed: int, solver: str) -> pd.DataFrame:
+def accuracy_table(
+    votes: dict, statuses: dict, settings: dict, seed: int, solver: str
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per (dataset, m, Q): each aggregator's accuracy over the draws against its exact expectation.
 
     Mean and population std over the draws of each aggregator's accuracy (the paper's "mean
     (std)"), its exact expectation over the pool, the z-score of the mean against that
     expectation, the pairwise gaps (paired over the same query sets, with their Student-t 95 %
-    intervals over the draws), and the per-query and total privacy.
+    intervals over the draws), and the per-query and total privacy. Second, the ledger of every
+    query set released (:data:`QUERY_RELEASE_COLUMNS` with dataset, m, Q and the stated per-query
+    and total ε), for :func:`query_ledger_table`.
 
     Parameters
     ----------
@@ -231,7 +277,7 @@ def accuracy_table(votes: dict, statuses: dict, settings: dict, seed: int, solve
     classes = list(settings["classes"])
     draws = settings["draws"]
     privacy = privacy_table(settings, solver).set_index(["dataset", "m", "queries"])
-    rows = []
+    rows, releases = [], []
     for dataset in settings["datasets"]:
         for m in settings["ms"]:
             for queries in settings["queries"]:
@@ -258,7 +304,7 @@ def accuracy_table(votes: dict, statuses: dict, settings: dict, seed: int, solve
                 exact = expected_accuracies(
                     private["votes"], nonprivate["votes"], truth, classes, m, budget.gnmax_sigma, gamma
                 )
-                correct = simulate_queries(
+                correct, spent = simulate_queries(
                     private["votes"],
                     nonprivate["votes"],
                     truth,
@@ -270,7 +316,12 @@ def accuracy_table(votes: dict, statuses: dict, settings: dict, seed: int, solve
                     gamma,
                     seed,
                     dataset,
+                    voter_epsilon=settings["datasets"][dataset]["epsilon_teacher"],
+                    voter_delta=settings["Delta"],
+                    delta_prime=settings["delta_prime"],
                 )
+                stated = budget[["epsilon_query", "epsilon_total"]].to_dict()
+                releases.append(spent.assign(dataset=dataset, m=m, queries=queries, **stated))
                 total = {method: int(correct[method].sum()) for method in METHODS}
                 answered = queries * draws  # means and gaps from the counts of correct labels: no round-off
                 for method in METHODS:
@@ -302,7 +353,26 @@ def accuracy_table(votes: dict, statuses: dict, settings: dict, seed: int, solve
         "pool",
         DATA_STATUS_COLUMN,
     ]
-    return pd.DataFrame(rows).reindex(columns=columns)
+    release_columns = ["dataset", "m", "queries", "epsilon_query", "epsilon_total", *QUERY_RELEASE_COLUMNS]
+    spent = pd.concat(releases, ignore_index=True) if releases else pd.DataFrame()
+    return pd.DataFrame(rows).reindex(columns=columns), spent.reindex(columns=release_columns)
+
+
+def query_ledger_table(releases: pd.DataFrame, release=("draw",)) -> pd.DataFrame:
+    """Per (dataset, m, Q, method): the query sets' ledgers against the stated total and per-query ε.
+
+    The stated ε bounds what an aggregator spends (``promise="at most"`` of
+    :func:`~dpreplication.accounting.ledger.ledger_table`): ``ledger_error`` is the overspending,
+    ``spent_share`` the share of the stated total spent, and ``conservative`` names why the bound
+    may be loose (:data:`CONSERVATIVE`).
+    """
+    keys = ["dataset", "m", "queries", "method"]
+    table = ledger_table(releases, keys, stated="epsilon_total", release=release, promise="at most")
+    per_query = releases.groupby(keys, sort=False).agg(
+        stated_epsilon_query=("epsilon_query", "first"), spent_epsilon_query=("spent_epsilon_query", "max")
+    )
+    table = table.merge(per_query.reset_index(), on=keys, how="left")
+    return table.assign(conservative=table["method"].map(CONSERVATIVE))
 
 
 SEED_SPREAD_COLUMNS = [

@@ -509,7 +509,8 @@ def best_configuration_accuracy(
     Returns
     -------
     tuple
-        ``(table, per-teacher rows of the teachers trained now)``.
+        ``(table, per-teacher rows of the teachers trained now, the query sets' ledgers with their
+        replicate)``.
     """
     dataset = settings["ablation"]["dataset"]
     one_dataset = {**settings, "datasets": {dataset: settings["datasets"][dataset]}}
@@ -531,10 +532,12 @@ def best_configuration_accuracy(
             {dataset: {"private": {**query, "votes": seed_votes}, "nonprivate": nonprivate}}
             for seed_votes in query["votes"]
         ]
-    accuracy = seed_mean_table(
-        [prediction.accuracy_table(votes, statuses, one_dataset, seed, settings["solver"]) for votes in replicates]
+    tables, releases = zip(
+        *(prediction.accuracy_table(votes, statuses, one_dataset, seed, settings["solver"]) for votes in replicates)
     )
+    accuracy = seed_mean_table(list(tables))
     accuracy.insert(1, "config", name)
     accuracy.insert(2, "teachers_accuracy_mean", mean_accuracy)
     accuracy.insert(3, "collapsed_teachers", collapsed)
-    return accuracy, rows
+    spent = pd.concat([part.assign(replicate=replicate) for replicate, part in enumerate(releases)], ignore_index=True)
+    return accuracy, rows, spent
