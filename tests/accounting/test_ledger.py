@@ -19,6 +19,7 @@ from dpreplication.accounting import ledger, rdp
 from dpreplication.accounting.events import (
     AdvancedCompositionAccountant,
     BasicCompositionAccountant,
+    LibraryDpEvent,
     MajorityVoteDpEvent,
     ObjectivePerturbationDpEvent,
     ReportNoisyMaxDpEvent,
@@ -172,6 +173,9 @@ def test_event_privacy_maps():
     assert epsilon_delta(composed) == (pytest.approx(1.2), 0.0)
     with pytest.raises(ValueError, match="RDP accountant"):
         epsilon_delta(dp_event.GaussianDpEvent(1.0))
+    assert epsilon_delta(LibraryDpEvent("diffprivlib", 0.3, 1e-6)) == (0.3, 1e-6)
+    with ledger.spending(0.2), pytest.raises(ledger.PrivacyBudgetExceeded, match="lib.fit would spend ε = 0.3"):
+        ledger.record_library("lib.fit", "lib", 0.3)  # a library's reported spend is guarded too
 
 
 def test_basic_composition_accountant_is_a_dp_accounting_accountant():

@@ -320,6 +320,7 @@ def test_unavailable_dataset_gives_rows_that_say_why():
     table = ablation.ablation_table(None, settings, None, seed=1, status="needs download: toy")
     assert table.config.tolist() == ["stated", "good", "iclr"] and (table.data_status == "needs download: toy").all()
     assert not table.best.any()
+    assert ablation.ablation_ledger(None).empty  # nothing was trained, nothing spent
 
 
 # --------------------------------------------------------------------------- real DP-SGD on toy IDX files
@@ -347,13 +348,19 @@ def toy_files(tmp_path, monkeypatch):
 
 def test_stated_configuration_reproduces_the_pipelines_teachers(toy_files, dp_sgd):
     """Same shards, seeds and plan: the ablation's stated teachers vote exactly as teacher_votes'
-    (what the table's votes_as_pipeline checks on the real data); SGD changes the votes."""
+    (what the table's votes_as_pipeline checks on the real data) and spend what they spend, at most
+    the plan's ε at Δ; SGD changes the votes."""
     settings = {**synthetic_settings(3), "teachers": 3, "datasets": {"toy": {"epsilon_teacher": 1.0}}}
-    pipeline, _ = darrm_teachers.teacher_votes(toy_files, "toy", "private", settings, seed=4)
+    pipeline, pipeline_rows = darrm_teachers.teacher_votes(toy_files, "toy", "private", settings, seed=4)
     stated = settings["ablation"]["configs"][0]
     plan, votes, (labels, _), rows = ablation.train_configuration(toy_files, settings, stated, range(3), seed=4)
     np.testing.assert_array_equal(votes, pipeline["votes"])
     assert plan.noise_multiplier == settings["noise_multiplier"] and [r["teacher"] for r in rows] == [0, 1, 2]
+    np.testing.assert_allclose([r["spent_epsilon"] for r in rows], pipeline_rows.spent_epsilon, rtol=1e-12)
+    trained = {"stated": (None, pd.DataFrame([{**ablation.plan_fields(plan), **row} for row in rows]))}
+    ledger = ablation.ablation_ledger(trained)
+    assert ledger.releases.item() == 3 and ledger.mechanisms.item() == "dp_sgd"
+    assert ledger.ledger_error.item() <= 1e-9 and 0 < ledger.spent_share.item() <= 1 + 1e-9
     sgd = {**stated, "optimizer": "sgd", "learning_rate": 10.0}
     _, sgd_votes, _, _ = ablation.train_configuration(toy_files, settings, sgd, range(3), seed=4)
     assert not np.array_equal(sgd_votes, votes)

@@ -158,6 +158,17 @@ def test_table_has_the_intervals_its_claims_read(jobs):
     assert set(judged.status) <= {"pass", "fail", "inconclusive"}
 
 
+def test_every_release_spends_its_epsilon_ours_recorded_the_librarys_reported(jobs):
+    """Our PrivateERM records its objective perturbation at the draw; diffprivlib's LogisticRegression
+    is recorded as its own BudgetAccountant reports it; both spend the point's ε."""
+    _, frame = jobs
+    np.testing.assert_allclose(frame.spent_epsilon, frame.epsilon, rtol=1e-12)
+    assert set(frame.mechanisms) == {"objective_perturbation", "diffprivlib.LogisticRegression"}
+    ledger = checks.baseline_checks_ledger(frame)
+    assert ledger.ledger_error.max() <= 1e-9 and (ledger.releases == 4).all()
+    assert len(ledger) == len(frame.drop_duplicates(["method", "regulariser", "epsilon"]))
+
+
 def test_an_absent_library_leaves_its_rows_missing(monkeypatch):
     def absent(*args, **kwargs):
         raise ImportError("No module named 'diffprivlib'")
@@ -167,3 +178,5 @@ def test_an_absent_library_leaves_its_rows_missing(monkeypatch):
     library = frame[frame.method == "diffprivlib"]
     assert library.error.isna().all() and library.data_status.str.startswith("missing: diffprivlib").all()
     assert frame[frame.method == "PrivateERM"].error.notna().all()
+    ledger = checks.baseline_checks_ledger(frame)  # the rows not computed released nothing
+    assert set(ledger.method) == {"PrivateERM"} and ledger.ledger_error.max() <= 1e-9

@@ -336,7 +336,7 @@ rule darrm_prediction_teacher_ablation:
         unpack(darrm_ablation_inputs),
         code=DR_ABLATION_CODE,
     output:
-        **published(DR, "prediction_teacher_ablation", TABLE, "darrm_prediction_teacher_ablation.rst"),
+        **published(DR, "prediction_teacher_ablation", PRIVATE_TABLE, "darrm_prediction_teacher_ablation.rst"),
         votes=f"{DR_ABLATION}/best_votes.npz",
     params: settings=darrm_ablation_settings(), seed=SEED
     conda: ENVIRONMENT

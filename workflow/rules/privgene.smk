@@ -525,7 +525,7 @@ rule privgene_baseline_checks:
                            pg_dataset=settings(PGB)["datasets"]),
         references=privgene_comparison_references(["lr"]),  # NoPrivacy on the same folds, as Figs 3–4 read it
         code=PGB_JOB_CODE,
-    output: **published(PG, "baseline_checks", TABLE)
+    output: **published(PG, "baseline_checks", PRIVATE_TABLE)
     params: settings={**settings(PGB), "regulariser": settings(f"{PG}/comparison")["erm_lr_regulariser"]}
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/baseline_checks.log"

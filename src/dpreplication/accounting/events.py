@@ -21,6 +21,8 @@ objective perturbation have none, so they get small event types here, each with 
   each ``(ε_v, Δ_v)``-DP: at a given δ, ε = m·ε_v for the smallest m at which the exact verifier
   (spec §7, :func:`~dpreplication.accounting.privacy_verifier.effective_budget`) finds it
   ``(mε_v, δ)``-DP. The majority of m voters polled at random is DaRRM with γ_Sub (Lemma 3.1).
+- :class:`LibraryDpEvent` — a release drawn inside another library (diffprivlib), whose own
+  accountant reports its (ε, δ): the ledger can only take the library's word for it.
 
 A Gaussian release (dp-accounting ``GaussianDpEvent``) and a majority vote have a curve of (ε, δ)
 guarantees, not one pair: :func:`epsilon_delta` reads them at a given δ (the Gaussian through
@@ -80,6 +82,15 @@ class MajorityVoteDpEvent(dp_event.DpEvent):
     voter_delta: float
 
 
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class LibraryDpEvent(dp_event.DpEvent):
+    """A release drawn inside ``library``, which reports it ``(epsilon, delta)``-DP."""
+
+    library: str
+    epsilon: float
+    delta: float
+
+
 EFFECTIVE_BUDGET_RESOLUTION = 1e-13
 """Bisection width of a majority vote's m: far below the ledger's 1e-9 relative tolerance."""
 
@@ -131,6 +142,8 @@ def epsilon_delta(event: dp_event.DpEvent, delta: float | None = None) -> tuple[
         epsilon, width = event.sensitivity / event.scale, event.bound / event.scale
         # (e^ε - 1)/(2(e^{A/λ} - 1)) written with e^{-A/λ} so that a wide support cannot overflow
         return epsilon, -math.expm1(-epsilon) * math.exp(epsilon - width) / (-2.0 * math.expm1(-width))
+    if isinstance(event, LibraryDpEvent):
+        return event.epsilon, event.delta
     if isinstance(event, MajorityVoteDpEvent | dp_event.GaussianDpEvent) and delta is not None:
         read = _majority_vote_epsilon if isinstance(event, MajorityVoteDpEvent) else _gaussian_epsilon
         return read(event, float(delta)), float(delta)

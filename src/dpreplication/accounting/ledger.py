@@ -246,6 +246,17 @@ def record_majority_vote(mechanism: str, gamma, voter_epsilon: float, voter_delt
         ledger.add(mechanism, event, count)
 
 
+def record_library(mechanism: str, library: str, epsilon: float, delta: float = 0.0) -> None:
+    """Record a release drawn inside ``library``, as its own accountant reports it.
+
+    Made after the draw: the budget guard can then only refuse to return the release.
+    """
+    if (ledger := _ACTIVE.get()) is not None:
+        from dpreplication.accounting.events import LibraryDpEvent
+
+        ledger.add(mechanism, LibraryDpEvent(library, float(epsilon), float(delta)))
+
+
 def record_non_private(mechanism: str) -> None:
     """Record a release without privacy (dp-accounting ``NonPrivateDpEvent``: ε = ∞)."""
     if (ledger := _ACTIVE.get()) is not None:

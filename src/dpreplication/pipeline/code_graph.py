@@ -185,13 +185,14 @@ def mechanisms_reached(start: set[str], graph: dict[str, set[str]], package: Pat
     """Concept-package functions and classes reached from ``start`` without passing through another.
 
     A concept package's module-level value (a dispatch table such as ``EXACT_PMFS``) is passed
-    through to the functions it holds.
+    through to the functions it holds. The workflow machinery (``pipeline``: publishing, sidecars)
+    is not followed: what it calls is bookkeeping, not a figure's computation.
     """
     callables = functions_and_classes(package)
     reached, seen, frontier = set(), set(), list(start)
     while frontier:
         name = frontier.pop()
-        if name in seen:
+        if name in seen or name.startswith(f"{package.name}.pipeline."):
             continue
         seen.add(name)
         if _concept(name, package) and name in callables:

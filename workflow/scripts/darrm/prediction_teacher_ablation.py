@@ -26,4 +26,4 @@ table = ablation.ablation_table(trained, settings, cached, snakemake.params.seed
 if trained is not None:
     best = trained[table.loc[table.best.astype(bool), "config"].item()][0]
 np.savez_compressed(snakemake.output.votes, **best)
-publish(snakemake, table)
+publish(snakemake, table, ledger=ablation.ablation_ledger(trained))

@@ -37,6 +37,7 @@ import pandas as pd
 
 from dpreplication import seeding
 from dpreplication.accounting import rdp
+from dpreplication.accounting.ledger import LEDGER_COLUMNS, ledger_table, spending
 from dpreplication.learning.protocol import mean_confidence_interval
 from dpreplication.replications.darrm import prediction, teachers
 from dpreplication.replications.darrm import teacher_quality as quality
@@ -185,7 +186,8 @@ def train_configuration(
     pool : tuple
         The test pool ``(labels, test_index)``.
     rows : list of dict
-        One dict per teacher: its diagnostics on the whole pool and training seconds.
+        One dict per teacher: its diagnostics on the whole pool, training seconds and privacy ledger
+        (budgeted at the plan's ε at the stated Δ).
     """
     from dpreplication.learning import teachers as learning
 
@@ -198,18 +200,19 @@ def train_configuration(
     votes, rows = [], []
     for teacher in indices:
         start, stop = shards[teacher]
-        model, record = learning.train_private(
-            x_train[start:stop],
-            y_train[start:stop],
-            plan.steps,
-            plan.noise_multiplier,
-            settings["max_grad_norm"],
-            plan.learning_rate,
-            batch,
-            teachers.teacher_seed(seed, dataset, "private", teacher, replicate),
-            device,
-            optimiser=plan.optimiser,
-        )
+        with spending(plan.epsilon_stated_delta, settings["Delta"]) as ledger:  # one release of its shard
+            model, record = learning.train_private(
+                x_train[start:stop],
+                y_train[start:stop],
+                plan.steps,
+                plan.noise_multiplier,
+                settings["max_grad_norm"],
+                plan.learning_rate,
+                batch,
+                teachers.teacher_seed(seed, dataset, "private", teacher, replicate),
+                device,
+                optimiser=plan.optimiser,
+            )
         if record.noise_multiplier != plan.noise_multiplier or record.steps != plan.steps:
             raise RuntimeError(f"{plan.config} teacher {teacher}: Opacus trained with {record}, not {plan}")
         votes.append(learning.predict(model, x_test, device))
@@ -221,6 +224,7 @@ def train_configuration(
                 "teacher": teacher,
                 **diagnostics,
                 "seconds": record.seconds,
+                **ledger.summary(),
             }
         )
         log.info(
@@ -273,6 +277,28 @@ def configuration_votes(files: dict, settings: dict, config: dict, seed: int, th
         {"votes": np.stack(votes), "labels": labels, "test_index": test_index},
         [{**fields, **row} for row in rows],
     )
+
+
+LARGEST_RATE = (
+    "stated: the plan's RDP ε at the stated Δ for the largest sampling rate of the shards; a teacher on a "
+    "larger shard samples at a lower rate and spends less"
+)
+"""Why a configuration's stated ε bounds what each of its teachers spends (the ledger's named slack)."""
+
+
+def ablation_ledger(trained: dict | None) -> pd.DataFrame:
+    """Per configuration: its teachers' ledgers (DP-SGD by RDP at Δ) against the plan's ε at the stated Δ.
+
+    ``trained`` as in :func:`ablation_table`. The plan's ε is computed at the largest sampling rate
+    of the shards, a bound on each teacher's (``promise="at most"``, :data:`LARGEST_RATE`).
+    """
+    columns = ["config", "replicate", "teacher", "epsilon_stated_delta", *LEDGER_COLUMNS]
+    frames = [rows.reindex(columns=columns) for _, rows in (trained or {}).values()]
+    rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+    table = ledger_table(
+        rows, ["config"], stated="epsilon_stated_delta", release=("replicate", "teacher"), promise="at most"
+    )
+    return table.assign(conservative=LARGEST_RATE)
 
 
 def plan_fields(plan: TrainingPlan) -> dict:

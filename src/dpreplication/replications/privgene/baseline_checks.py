@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from dpreplication import seeding
+from dpreplication.accounting.ledger import LEDGER_COLUMNS, ledger_table, record_library, spending
 from dpreplication.data import tabular
 from dpreplication.learning import models, objective_perturbation
 from dpreplication.learning.protocol import mean_confidence_interval, repetition_folds
@@ -87,6 +88,7 @@ def diffprivlib_logistic_regression(
     ``BudgetAccountant`` (the global one is untouched), ``random_state = seed``, L-BFGS-B to ``tol``
     on the projected gradient; a fit that stops at ``max_iter`` raises
     :class:`~dpreplication.learning.models.ConvergenceError` (nothing is released), as ours does.
+    The spend its accountant reports goes to the privacy ledger (:func:`record_library`).
     """
     import warnings
 
@@ -97,8 +99,9 @@ def diffprivlib_logistic_regression(
     from dpreplication.learning.models import ConvergenceError, unit_norm_features
 
     features = unit_norm_features(np.asarray(X, dtype=float))
+    accountant = BudgetAccountant()
     model = LogisticRegression(
-        epsilon=epsilon, tol=tol, max_iter=max_iter, random_state=seed, accountant=BudgetAccountant(),
+        epsilon=epsilon, tol=tol, max_iter=max_iter, random_state=seed, accountant=accountant,
         **diffprivlib_logistic_parameters(len(features), regulariser),
     )  # fmt: skip
     with warnings.catch_warnings():
@@ -108,6 +111,7 @@ def diffprivlib_logistic_regression(
             model.fit(features, np.asarray(y))
         except ConvergenceWarning as warning:
             raise ConvergenceError(f"diffprivlib LogisticRegression: {warning}") from None
+    record_library("diffprivlib.LogisticRegression", "diffprivlib", *accountant.total())
     return model.coef_[0] / np.sqrt(features.shape[1])
 
 
@@ -135,8 +139,9 @@ def baseline_checks_job(
     """One repetition: every point of :func:`job_points` on each fold (module docstring).
 
     Columns: dataset, task, method, regulariser, epsilon, repetition, fold, n_train, n_test, error,
-    failure (a solver that did not converge: ``error`` NaN) and ``data_status`` (diffprivlib rows:
-    why not computed, e.g. the library is absent).
+    failure (a solver that did not converge: ``error`` NaN), ``data_status`` (diffprivlib rows:
+    why not computed, e.g. the library is absent) and the release's privacy ledger
+    (:data:`~dpreplication.accounting.ledger.LEDGER_COLUMNS`, budgeted at its ε).
     """
     points = job_points(epsilons, regulariser, sweep_epsilon, sweep_regularisers)
     splits = repetition_folds(len(data.features), folds, seed, PAPER, data.name, repetition)
@@ -148,25 +153,37 @@ def baseline_checks_job(
         for method, lam, epsilon in points:
             stream = seeding.generator(seed, PAPER, FIGURE, data.name, TASK, method, lam, repetition, fold, epsilon)
             error, failure, status = np.nan, "", ""
-            try:
-                omega = (
-                    objective_perturbation.fit_private_erm(train_x, y_pm, epsilon, stream, regulariser=lam)
-                    if method == OURS
-                    else diffprivlib_logistic_regression(
-                        train_x, train_y, epsilon, lam, seed=int(stream.integers(2**32))
+            with spending(epsilon) as ledger:
+                try:
+                    omega = (
+                        objective_perturbation.fit_private_erm(train_x, y_pm, epsilon, stream, regulariser=lam)
+                        if method == OURS
+                        else diffprivlib_logistic_regression(
+                            train_x, train_y, epsilon, lam, seed=int(stream.integers(2**32))
+                        )
                     )
-                )
-                error = float(models.misclassification_rate(test_x, truth, omega, TASK))
-            except models.ConvergenceError as problem:
-                failure = f"{type(problem).__name__}: {problem}"
-            except ImportError as problem:
-                status = f"missing: diffprivlib is not installed ({problem})"
-            rows.append((fold, len(train), len(test), method, lam, epsilon, error, failure, status))
+                    error = float(models.misclassification_rate(test_x, truth, omega, TASK))
+                except models.ConvergenceError as problem:
+                    failure = f"{type(problem).__name__}: {problem}"
+                except ImportError as problem:
+                    status = f"missing: diffprivlib is not installed ({problem})"
+            rows.append(
+                (fold, len(train), len(test), method, lam, epsilon, error, failure, status, *ledger.summary().values())
+            )
     columns = ["fold", "n_train", "n_test", "method", "regulariser", "epsilon", "error", "failure", DATA_STATUS_COLUMN]
-    frame = pd.DataFrame(rows, columns=columns)
+    frame = pd.DataFrame(rows, columns=columns + LEDGER_COLUMNS)
     frame = with_key_columns(frame, dataset=data.name, task=TASK, repetition=repetition)
     order = ["dataset", "task", "method", "regulariser", "epsilon", "repetition", "fold", "n_train", "n_test"]
-    return frame[order + ["error", "failure", DATA_STATUS_COLUMN]]
+    return frame[order + ["error", "failure", DATA_STATUS_COLUMN, *LEDGER_COLUMNS]]
+
+
+def baseline_checks_ledger(jobs: pd.DataFrame) -> pd.DataFrame:
+    """Per (dataset, method, Λ, ε): the releases' ledgers against their ε (diffprivlib: as its accountant reports).
+
+    Rows not computed (``data_status``, e.g. diffprivlib absent) released nothing and are left out.
+    """
+    computed = jobs[jobs[DATA_STATUS_COLUMN].fillna("").astype(str) == ""]
+    return ledger_table(computed, ["dataset", "method", "regulariser"])
 
 
 def _interval(prefix: str, values) -> dict:
