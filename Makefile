@@ -10,7 +10,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: replicate readme figure-map quick test test-fast mutants references instruction-sets report bench cluster-resources lock clean-results
+.PHONY: replicate readme figure-map quick check-figures test test-fast mutants references instruction-sets report bench cluster-resources lock clean-results
 
 replicate: $(VENV)/installed
 	$(SNAKEMAKE)
@@ -26,6 +26,11 @@ figure-map: $(VENV)/installed
 
 quick: $(VENV)/installed
 	$(SNAKEMAKE) --config profile=quick
+
+# The fast figure check: the quick profile (what changed), then each changed figure against the
+# references, data and picture (results/quick/figure-diff/index.html).
+check-figures: quick
+	$(PYTHON) -m dpreplication.pipeline.figure_diff results/quick/figures tests/references/quick results/quick/figure-diff
 
 # One pytest worker per core (pytest-xdist), each test module on one worker, in the order of
 # tests/conftest.py (the slowest modules first): the quick-profile run's tests share its one run.

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpreplication.pipeline import drift
+from dpreplication.pipeline import drift, figure_diff
 from dpreplication.pipeline.config import JOB_ENVIRONMENT
 from dpreplication.plotting import new_figure, save_png
 from dpreplication.scorecard import STATUSES, read_scorecard
@@ -19,6 +19,7 @@ from dpreplication.scorecard import STATUSES, read_scorecard
 REPO = Path(__file__).resolve().parents[1]
 REFERENCES = REPO / "tests" / "references" / "quick"
 PRODUCED = REPO / "results" / "quick" / "figures"
+DIFF = REPO / "results" / "quick" / "figure-diff"
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--directory", str(REPO), "--snakefile", str(REPO / "Snakefile")]
 
 
@@ -193,6 +194,9 @@ def quick_run():
 @pytest.mark.workflow
 def test_quick_profile_matches_the_committed_references(quick_run):
     problems = drift.check(quick_run, REFERENCES)
+    if problems:  # the readable diff, for a person (and kept by CI)
+        index = figure_diff.write_report(figure_diff.figure_changes(quick_run, REFERENCES), quick_run, REFERENCES, DIFF)
+        problems.append(f"changed figures, side by side: {index}")
     assert problems == [], "figures drifted (update with `make references` if intended):\n" + "\n".join(problems)
 
 

@@ -20,12 +20,12 @@ from dpreplication.accounting.events import (
     AdvancedCompositionAccountant,
     BasicCompositionAccountant,
     LibraryDpEvent,
-    MajorityVoteDpEvent,
     ObjectivePerturbationDpEvent,
     ReportNoisyMaxDpEvent,
     TruncatedLaplaceDpEvent,
     epsilon_delta,
 )
+from dpreplication.accounting.privacy_verifier import MajorityVoteDpEvent
 from dpreplication.learning import functional_mechanism, gupt_loose, models, objective_perturbation
 from dpreplication.learning import output_perturbation as op
 from dpreplication.learning import sample_and_aggregate as gupt

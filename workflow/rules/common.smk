@@ -118,7 +118,7 @@ def code_inputs(*modules, plots=True):
     """
     core = ["__init__.py", "exports.py", "numerics.py", "seeding.py", "tables.py", "validation.py", "pipeline/config.py",
             "pipeline/jobs.py", "pipeline/provenance.py", "accounting/ledger.py", "accounting/events.py",
-            "accounting/rdp.py"]
+            "accounting/rdp.py", "accounting/composition.py"]
     if plots:
         core.append("plotting")
     files = []

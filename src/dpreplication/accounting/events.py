@@ -17,16 +17,16 @@ objective perturbation have none, so they get small event types here, each with 
 - :class:`TruncatedLaplaceDpEvent` — ``Lap(λ)`` truncated to ``[-A, A]`` at sensitivity ``Δ``:
   (ε, δ) = (Δ/λ, (e^ε - 1)/(2(e^{A/λ} - 1))), the inverse of ``A = λ ln(1 + (e^ε - 1)/(2δ))``
   (Geng et al. 2020, Definition 3 and Theorem 1).
-- :class:`MajorityVoteDpEvent` — DaRRM_γ (Jiang, Zhang & Joshi 2024, Algorithm 1) over K voters,
-  each ``(ε_v, Δ_v)``-DP: at a given δ, ε = m·ε_v for the smallest m at which the exact verifier
-  (spec §7, :func:`~dpreplication.accounting.privacy_verifier.effective_budget`) finds it
-  ``(mε_v, δ)``-DP. The majority of m voters polled at random is DaRRM with γ_Sub (Lemma 3.1).
+- :class:`~dpreplication.accounting.privacy_verifier.MajorityVoteDpEvent` — DaRRM_γ (Jiang, Zhang &
+  Joshi 2024, Algorithm 1) over K voters, each ``(ε_v, Δ_v)``-DP: at a given δ, ε = m·ε_v for the
+  smallest m at which the exact verifier (spec §7) finds it ``(mε_v, δ)``-DP; it lives beside the
+  verifier. The majority of m voters polled at random is DaRRM with γ_Sub (Lemma 3.1).
 - :class:`LibraryDpEvent` — a release drawn inside another library (diffprivlib), whose own
   accountant reports its (ε, δ): the ledger can only take the library's word for it.
 
 A Gaussian release (dp-accounting ``GaussianDpEvent``) and a majority vote have a curve of (ε, δ)
 guarantees, not one pair: :func:`epsilon_delta` reads them at a given δ (the Gaussian through
-dp-accounting's ``RdpAccountant``).
+dp-accounting's ``RdpAccountant``; any event with a method ``epsilon_at(delta)`` by that method).
 
 Two dp-accounting ``PrivacyAccountant`` compose (ε, δ) events. :class:`BasicCompositionAccountant`:
 the ε and δ of the parts add up, exactly, which is what a budget stated as "ε per point" promises.
@@ -74,36 +74,12 @@ class TruncatedLaplaceDpEvent(dp_event.DpEvent):
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
-class MajorityVoteDpEvent(dp_event.DpEvent):
-    """DaRRM_γ over ``len(gamma) − 1`` voters, each ``(voter_epsilon, voter_delta)``-DP: ε(δ) = m_eff(δ)·ε_v."""
-
-    gamma: tuple[float, ...]
-    voter_epsilon: float
-    voter_delta: float
-
-
-@attr.s(frozen=True, slots=True, auto_attribs=True)
 class LibraryDpEvent(dp_event.DpEvent):
     """A release drawn inside ``library``, which reports it ``(epsilon, delta)``-DP."""
 
     library: str
     epsilon: float
     delta: float
-
-
-EFFECTIVE_BUDGET_RESOLUTION = 1e-13
-"""Bisection width of a majority vote's m: far below the ledger's 1e-9 relative tolerance."""
-
-
-@functools.lru_cache(maxsize=256)
-def _majority_vote_epsilon(event: MajorityVoteDpEvent, delta: float) -> float:
-    from dpreplication.accounting.privacy_verifier import effective_budget
-
-    K = len(event.gamma) - 1
-    m = effective_budget(
-        event.gamma, K, event.voter_epsilon, event.voter_delta, delta, resolution=EFFECTIVE_BUDGET_RESOLUTION
-    )
-    return m * event.voter_epsilon
 
 
 @functools.lru_cache(maxsize=256)
@@ -144,9 +120,10 @@ def epsilon_delta(event: dp_event.DpEvent, delta: float | None = None) -> tuple[
         return epsilon, -math.expm1(-epsilon) * math.exp(epsilon - width) / (-2.0 * math.expm1(-width))
     if isinstance(event, LibraryDpEvent):
         return event.epsilon, event.delta
-    if isinstance(event, MajorityVoteDpEvent | dp_event.GaussianDpEvent) and delta is not None:
-        read = _majority_vote_epsilon if isinstance(event, MajorityVoteDpEvent) else _gaussian_epsilon
-        return read(event, float(delta)), float(delta)
+    if isinstance(event, dp_event.GaussianDpEvent) and delta is not None:
+        return _gaussian_epsilon(event, float(delta)), float(delta)
+    if hasattr(event, "epsilon_at") and delta is not None:
+        return event.epsilon_at(float(delta)), float(delta)
     if isinstance(event, dp_event.SelfComposedDpEvent):
         epsilon, spent_delta = epsilon_delta(event.event, delta)
         return event.count * epsilon, event.count * spent_delta

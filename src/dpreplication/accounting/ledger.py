@@ -152,6 +152,11 @@ def _format(epsilon: float, event) -> str:
 _ACTIVE: ContextVar[Ledger | None] = ContextVar("dpreplication_privacy_ledger", default=None)
 
 
+def active_ledger() -> Ledger | None:
+    """Return the ledger of the innermost :func:`spending` block, or ``None`` outside one (for a record of one's own)."""
+    return _ACTIVE.get()
+
+
 @contextmanager
 def spending(
     budget_epsilon: float | None = None,
@@ -235,15 +240,6 @@ def record_gaussian(mechanism: str, scale: float, sensitivity: float, count: int
         from dp_accounting import dp_event
 
         ledger.add(mechanism, dp_event.GaussianDpEvent(float(scale) / float(sensitivity)), count)
-
-
-def record_majority_vote(mechanism: str, gamma, voter_epsilon: float, voter_delta: float, count: int = 1) -> None:
-    """``count`` DaRRM_γ releases over ``(voter_epsilon, voter_delta)``-DP voters (ε = m_eff(δ)·ε_v)."""
-    if (ledger := _ACTIVE.get()) is not None:
-        from dpreplication.accounting.events import MajorityVoteDpEvent
-
-        event = MajorityVoteDpEvent(tuple(float(g) for g in gamma), float(voter_epsilon), float(voter_delta))
-        ledger.add(mechanism, event, count)
 
 
 def record_library(mechanism: str, library: str, epsilon: float, delta: float = 0.0) -> None:

@@ -36,7 +36,7 @@ from itertools import combinations
 import numpy as np
 from scipy import stats
 
-from dpreplication.accounting.ledger import record_majority_vote
+from dpreplication.accounting.ledger import active_ledger
 from dpreplication.validation import in_unit_interval, non_negative, positive
 
 # --------------------------------------------------------------------------- basics
@@ -189,6 +189,15 @@ def majority_probability_one(alpha) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- the mechanism
+
+
+def record_majority_vote(mechanism: str, gamma, voter_epsilon: float, voter_delta: float, count: int) -> None:
+    """Record ``count`` DaRRM_γ releases in the active privacy ledger (ε = m_eff(δ)·ε_v by the exact verifier)."""
+    if (ledger := active_ledger()) is not None:
+        from dpreplication.accounting.privacy_verifier import MajorityVoteDpEvent
+
+        event = MajorityVoteDpEvent(tuple(float(g) for g in gamma), float(voter_epsilon), float(voter_delta))
+        ledger.add(mechanism, event, count)
 
 
 def sample_darrm(
@@ -511,7 +520,8 @@ def subsample_majority(
     n, K = votes.shape
     if not 1 <= m <= K:
         raise ValueError(f"need 1 ≤ m ≤ K, got m={m}, K={K}")
-    record_majority_vote("subsample_majority", gamma_subsampling(K, m), voter_epsilon, voter_delta, count=n)
+    if active_ledger() is not None:  # γ_Sub is computed only for a ledger
+        record_majority_vote("subsample_majority", gamma_subsampling(K, m), voter_epsilon, voter_delta, count=n)
     chosen = np.argsort(rng.random((n, K)), axis=1)[:, :m]
     ones = np.take_along_axis(votes, chosen, axis=1).sum(axis=1)
     coin = rng.random(n) < 0.5

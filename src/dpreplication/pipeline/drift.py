@@ -162,7 +162,7 @@ def compare_tables(
                 problems.append(
                     f"[{label}] {name}: column {column!r} drifted in {int((~close).sum())} rows beyond rtol={rtol:g}, "
                     f"atol={cell_atol[worst]:g}{measured} (row {worst}{' ' + keys[worst] if keys[worst] else ''}: "
-                    f"reference {a[worst]!r}, now {b[worst]!r})"
+                    f"reference {a[worst].item()!r}, now {b[worst].item()!r})"
                 )
         elif (changed := labels_changed(ref, new)).any():
             worst = int(np.flatnonzero(changed)[0])
@@ -196,25 +196,30 @@ def read_table(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, keep_default_na=False, na_values=[""])
 
 
-def references(reference_dir: Path, only: list[str] | None = None) -> list[Path]:
-    """Return the reference CSVs and PNGs under ``reference_dir`` (those of the tables ``only`` names)."""
-    found = sorted(p for p in Path(reference_dir).rglob("*") if p.suffix in (".csv", ".png"))
+def references(
+    reference_dir: Path, only: list[str] | None = None, suffixes: tuple[str, ...] = (".csv", ".png")
+) -> list[Path]:
+    """Return the reference CSVs and PNGs under ``reference_dir`` (those of the tables ``only`` names, of ``suffixes``)."""
+    found = sorted(p for p in Path(reference_dir).rglob("*") if p.suffix in suffixes)
     found = [p for p in found if p.relative_to(reference_dir) != Path(SPREAD)]
     if only is not None:
         found = [p for p in found if str(p.relative_to(reference_dir).with_suffix("")) in only]
     return found
 
 
-def check(produced_dir: Path, reference_dir: Path, only: list[str] | None = None) -> list[str]:
+def check(
+    produced_dir: Path, reference_dir: Path, only: list[str] | None = None, suffixes: tuple[str, ...] = (".csv", ".png")
+) -> list[str]:
     """Return the problems: every reference CSV and PNG must be regenerated and agree within its class's tolerance.
 
-    ``only`` restricts the check to the tables it names (e.g. ``darrm/prediction_teachers``).
+    ``only`` restricts the check to the tables it names (e.g. ``darrm/prediction_teachers``), ``suffixes``
+    to data (``(".csv",)``) or pictures.
     """
     produced_dir, reference_dir = Path(produced_dir), Path(reference_dir)
     tolerances = load_tolerances(reference_dir)
     trained, restated = trained_tables(tolerances), restated_columns(tolerances)
     allowed = allowed_deviations(read_spread(reference_dir), float(tolerances["trained"].get("safety_factor", 2)))
-    found = references(reference_dir, only)
+    found = references(reference_dir, only, suffixes)
     if not found:
         return [f"no references under {reference_dir}"]
     problems, sources = [], None  # the claims' sources, read from the registries once if needed
