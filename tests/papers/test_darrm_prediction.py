@@ -217,6 +217,22 @@ def test_accuracy_table_z_scores_and_gaps_are_consistent():
     assert row.data_status == "" and row.pool == 1_500 and 0.5 < row.opt_expected <= 1
 
 
+def test_the_seed_replicates_teachers_have_one_ledger_row_each(tmp_path):
+    """Every teacher of every replicate is a row of the seeds table's ledger, against its reported ε."""
+    paths = []
+    for replicate in range(2):
+        by_kind = {}
+        for kind, stated, spent in (("private", 0.0886, 0.0886), ("nonprivate", math.nan, math.inf)):
+            frame = pd.DataFrame({"dataset": "mnist", "kind": kind, "teacher": [0, 1], "epsilon": stated,
+                                  "spent_epsilon": spent, "spent_delta": 1e-4, "draws": 104, "mechanisms": "dp_sgd"})  # fmt: skip
+            by_kind[kind] = tmp_path / f"{kind}_{replicate}.csv"
+            frame.to_csv(by_kind[kind], index=False)
+        paths.append(by_kind)
+    ledger = teacher_quality.replicates_ledger({"mnist": paths})
+    assert len(ledger) == 8 and sorted(set(ledger.replicate)) == [0, 1] and ledger.ledger_error.max() == 0
+    assert teacher_quality.replicates_ledger({}).empty
+
+
 def test_seed_spread_table_averages_the_replicates_and_states_their_spread():
     """Three replicates of teachers of accuracy 0.8, 0.85 and 0.9: the per-replicate rows are each
     ensemble's exact expectations, the "all" row their mean and sample std (NaN with one seed)."""

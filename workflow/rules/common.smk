@@ -342,25 +342,27 @@ def darrm_replicate_inputs(wildcards):
             for replicate in range(section["seeds"]):
                 teachers = rules.darrm_prediction_teachers if replicate == 0 else rules.darrm_prediction_teacher_replicate
                 for kind in KINDS:
-                    files[f"votes_{dataset}_{kind}_{replicate}"] = expand(
-                        teachers.output.votes, dataset=dataset, kind=kind, replicate=replicate)[0]
+                    for output in ("votes", "teachers"):
+                        files[f"{output}_{dataset}_{kind}_{replicate}"] = expand(
+                            teachers.output[output], dataset=dataset, kind=kind, replicate=replicate)[0]
     return files
 
 
 def darrm_replicate_files(wildcards, input):
     """Params function: :func:`darrm_replicate_inputs` as the script reads them,
-    ``{"status": {dataset: path}, "votes": {dataset: [{kind: path}, ...]}}``."""
+    ``{"status": {dataset: path}, "votes": {dataset: [{kind: path}, ...]}, "teachers": (the same)}``."""
     from dpreplication.replications.darrm.teachers import KINDS
 
     named, section = dict(input.items()), settings("darrm/private_prediction")
-    statuses, votes = {}, {}
+    statuses, files = {}, {"votes": {}, "teachers": {}}
     for dataset in section["datasets"]:
         if f"status_{dataset}" in named:
             statuses[dataset] = named[f"status_{dataset}"]
-        seeds = [{kind: named.get(f"votes_{dataset}_{kind}_{r}") for kind in KINDS} for r in range(section["seeds"])]
-        if all(path is not None for seed in seeds for path in seed.values()):
-            votes[dataset] = seeds
-    return {"status": statuses, "votes": votes}
+        for output, by_dataset in files.items():
+            seeds = [{kind: named.get(f"{output}_{dataset}_{kind}_{r}") for kind in KINDS} for r in range(section["seeds"])]
+            if all(path is not None for seed in seeds for path in seed.values()):
+                by_dataset[dataset] = seeds
+    return {"status": statuses, **files}
 
 
 # ---------------------------------------------------------------- PrivGene (spec shared/specs/privgene.md)

@@ -220,7 +220,7 @@ rule darrm_prediction_teacher_seeds:
     input:
         unpack(darrm_replicate_inputs),
         code=DR_PREDICTION_CODE,
-    output: **published(DR, "prediction_teacher_seeds", TABLE, "darrm_prediction_teacher_seeds.rst")
+    output: **published(DR, "prediction_teacher_seeds", PRIVATE_TABLE, "darrm_prediction_teacher_seeds.rst")
     params: settings=darrm_prediction_settings(), files=darrm_replicate_files
     conda: ENVIRONMENT
     log: f"{LOGS}/{DR}/prediction_teacher_seeds.log"

@@ -11,6 +11,9 @@ their claims as missing).
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -20,16 +23,28 @@ from dpreplication.replications.darrm.teachers import KINDS, TEACHER_COLUMNS
 from dpreplication.tables import DATA_STATUS_COLUMN
 
 
-def teachers_ledger(per_teacher: dict) -> pd.DataFrame:
+def teachers_ledger(per_teacher: dict, by=("dataset", "kind", "teacher")) -> pd.DataFrame:
     """Return the privacy ledger of every teacher: what its training recorded against the ε reported for it.
 
     A private teacher's DP-SGD steps compose by RDP at its Δ (:mod:`dpreplication.accounting.ledger`)
     and must give the ε of its row (our RDP accountant); a non-private teacher states and spends
-    ε = ∞. One row per (dataset, kind, teacher).
+    ε = ∞. One row per ``by`` (add ``"replicate"`` for the teachers of several seed replicates).
     """
-    frames = list(per_teacher.values()) or [pd.DataFrame(columns=TEACHER_COLUMNS)]  # no dataset: no teacher
+    empty = pd.DataFrame(columns=[*TEACHER_COLUMNS, *(key for key in by if key not in TEACHER_COLUMNS)])
+    frames = list(per_teacher.values()) or [empty]  # no dataset: no teacher
     rows = pd.concat(frames, ignore_index=True).assign(failure="")
-    return ledger_table(rows, ["dataset", "kind", "teacher"], non_private={"kind": ("nonprivate",)}, release=())
+    return ledger_table(rows, list(by), non_private={"kind": ("nonprivate",)}, release=())
+
+
+def replicates_ledger(teachers_by_replicate: Mapping[str, list[Mapping[str, str | os.PathLike]]]) -> pd.DataFrame:
+    """Return the ledger of every teacher of every seed replicate, from ``{dataset: [{kind: CSV path}, ...]}``."""
+    per_teacher = {
+        (dataset, kind, replicate): pd.read_csv(path).assign(replicate=replicate)
+        for dataset, replicates in teachers_by_replicate.items()
+        for replicate, by_kind in enumerate(replicates)
+        for kind, path in by_kind.items()
+    }
+    return teachers_ledger(per_teacher, by=("dataset", "kind", "replicate", "teacher"))
 
 
 def teachers_table(per_teacher: dict, statuses: dict, settings: dict) -> pd.DataFrame:
