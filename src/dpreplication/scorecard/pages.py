@@ -168,10 +168,8 @@ def _claim_cells(claim: pd.Series, columns: list[str]) -> list:
 
 
 def _stated(epsilons: pd.Series) -> str:
-    values = sorted(set(epsilons))
-    if len(values) > 6:
-        return f"{values[0]:.4g} … {values[-1]:.4g} ({len(values)} values)"
-    return ", ".join("∞" if value == float("inf") else f"{value:.4g}" for value in values)
+    values = list(dict.fromkeys("∞" if value == float("inf") else f"{value:.4g}" for value in sorted(set(epsilons))))
+    return f"{values[0]} … {values[-1]} ({len(values)} values)" if len(values) > 6 else ", ".join(values)
 
 
 def privacy_spent(ledgers: dict[str, pd.DataFrame]) -> str:
