@@ -191,7 +191,7 @@ def majority_probability_one(alpha) -> np.ndarray:
 # --------------------------------------------------------------------------- the mechanism
 
 
-def record_majority_vote(mechanism: str, gamma, voter_epsilon: float, voter_delta: float, count: int) -> None:
+def _record_majority_vote(mechanism: str, gamma, voter_epsilon: float, voter_delta: float, count: int) -> None:
     """Record ``count`` DaRRM_γ releases in the active privacy ledger (ε = m_eff(δ)·ε_v by the exact verifier)."""
     if (ledger := active_ledger()) is not None:
         from dpreplication.accounting.privacy_verifier import MajorityVoteDpEvent
@@ -243,7 +243,7 @@ def sample_darrm(
         raise ValueError(f"gamma must have K + 1 = {K + 1} entries, got {gamma.shape}")
     counts = votes.astype(np.int64).sum(axis=1)
     majority = counts > K / 2
-    record_majority_vote("sample_darrm", gamma, voter_epsilon, voter_delta, count=counts.size)
+    _record_majority_vote("sample_darrm", gamma, voter_epsilon, voter_delta, count=counts.size)
     keep = rng.random(counts.size) < gamma[counts]
     coin = rng.random(counts.size) < 0.5
     return np.where(keep, majority, coin).astype(np.int64)
@@ -267,8 +267,10 @@ def sample_darrm_from_probabilities(
         Number of outputs, ``n_samples ≥ 0``.
     rng : numpy.random.Generator
         Source of the votes and of DaRRM's draws.
-    voter_epsilon, voter_delta : float
-        As in :func:`sample_darrm`.
+    voter_epsilon : float, ε > 0
+        ε of each voting mechanism (as in :func:`sample_darrm`).
+    voter_delta : float, 0 ≤ Δ < 1
+        δ of each voting mechanism.
 
     Returns
     -------
@@ -501,8 +503,10 @@ def subsample_majority(
         Number of votes subsampled, ``1 ≤ m ≤ K`` (``ValueError`` otherwise).
     rng : numpy.random.Generator
         Source of the subsets and of the tie-breaking coins.
-    voter_epsilon, voter_delta : float
-        As in :func:`sample_darrm`.
+    voter_epsilon : float, ε > 0
+        ε of each voting mechanism (as in :func:`sample_darrm`).
+    voter_delta : float, 0 ≤ Δ < 1
+        δ of each voting mechanism.
 
     Returns
     -------
@@ -521,7 +525,7 @@ def subsample_majority(
     if not 1 <= m <= K:
         raise ValueError(f"need 1 ≤ m ≤ K, got m={m}, K={K}")
     if active_ledger() is not None:  # γ_Sub is computed only for a ledger
-        record_majority_vote("subsample_majority", gamma_subsampling(K, m), voter_epsilon, voter_delta, count=n)
+        _record_majority_vote("subsample_majority", gamma_subsampling(K, m), voter_epsilon, voter_delta, count=n)
     chosen = np.argsort(rng.random((n, K)), axis=1)[:, :m]
     ones = np.take_along_axis(votes, chosen, axis=1).sum(axis=1)
     coin = rng.random(n) < 0.5
