@@ -82,14 +82,18 @@ class LibraryDpEvent(dp_event.DpEvent):
     delta: float
 
 
-@functools.lru_cache(maxsize=256)
-def _gaussian_epsilon(event: dp_event.DpEvent, delta: float) -> float:
+def rdp_accountant():
+    """dp-accounting's ``RdpAccountant`` over our integer orders (:data:`~dpreplication.accounting.rdp.DEFAULT_ORDERS`)."""
     from dp_accounting.rdp import RdpAccountant
 
     from dpreplication.accounting.rdp import DEFAULT_ORDERS
 
-    accountant = RdpAccountant(orders=[float(order) for order in DEFAULT_ORDERS])
-    return float(accountant.compose(event).get_epsilon(delta))
+    return RdpAccountant(orders=[float(order) for order in DEFAULT_ORDERS])
+
+
+@functools.lru_cache(maxsize=256)
+def _gaussian_epsilon(event: dp_event.DpEvent, delta: float) -> float:
+    return float(rdp_accountant().compose(event).get_epsilon(delta))
 
 
 def epsilon_delta(event: dp_event.DpEvent, delta: float | None = None) -> tuple[float, float]:

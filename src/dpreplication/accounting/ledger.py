@@ -104,7 +104,11 @@ class Ledger:
 
     def spent(self) -> tuple[float, float]:
         """Composed ``(ε, δ)``: basic (or advanced) composition when every event has an (ε, δ), else RDP at the budget's δ."""
-        from dpreplication.accounting.events import AdvancedCompositionAccountant, BasicCompositionAccountant
+        from dpreplication.accounting.events import (
+            AdvancedCompositionAccountant,
+            BasicCompositionAccountant,
+            rdp_accountant,
+        )
 
         if self.delta_prime is None:
             accountant = BasicCompositionAccountant(self.release_delta)
@@ -113,12 +117,7 @@ class Ledger:
         if accountant.supports(self.event()):
             accountant.compose(self.event())
             return accountant.epsilon, accountant.delta
-        from dp_accounting.rdp import RdpAccountant
-
-        from dpreplication.accounting.rdp import DEFAULT_ORDERS
-
-        accountant = RdpAccountant(orders=[float(order) for order in DEFAULT_ORDERS])
-        return float(accountant.compose(self.event()).get_epsilon(self.budget_delta)), self.budget_delta
+        return float(rdp_accountant().compose(self.event()).get_epsilon(self.budget_delta)), self.budget_delta
 
     def describe(self) -> str:
         """``mechanism ε=… ×count`` per kind of record, in the order first recorded; ``"none"`` if empty."""
