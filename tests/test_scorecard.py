@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from dpreplication.replications.darrm.verified import Case
 from dpreplication.scorecard import (
     KINDS,
     STATUSES,
@@ -20,7 +21,7 @@ from dpreplication.scorecard import (
     summary_page,
     sync_readme,
 )
-from dpreplication.scorecard.claims import expand_cases, lookup, parse_parameters
+from dpreplication.scorecard.claims import expand_cases, lookup
 
 REPO = Path(__file__).resolve().parents[1]
 TABLES = {"t": pd.DataFrame({"vector": ["Q5", "Q5"], "epsilon": [1.0, 2.0], "value": [0.5, 0.25]})}
@@ -177,17 +178,14 @@ def test_lookup_requires_exactly_one_row():
         lookup(make(table="missing"), TABLES)
 
 
-PARAMETER_TABLE = {
+TYPED_TABLE = {
     "t": pd.DataFrame(
         {
-            "parameters": [
-                "K=11, m=1, eps=0.1, Delta=0",
-                "K=11, m=10, eps=0.1, Delta=0",
-                "K=101, m=1, eps=0.1, Delta=0",
-                "K=11, m=1, eps=0.1, Delta=1e-5",
-                "K=11, m=1, eps=0.1, Delta=0, l=6",
-                "K=11, m=1..5, eps in {0.1, 1, 2}",
-            ],
+            "K": pd.array([11, 11, 101, 11, 11, 11], dtype="Int64"),
+            "m": pd.array([1, 10, 1, 1, 2, None], dtype="Int64"),
+            "eps": [0.1, 0.1, 0.1, 0.1, 0.1, None],
+            "Delta": [0.0, 0.0, 0.0, 1e-5, 0.0, 0.0],
+            "l": pd.array([None, None, None, None, 6, None], dtype="Int64"),
             "value": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
         }
     )
@@ -199,49 +197,50 @@ PARAMETER_TABLE = {
     [
         ({"K": 11, "m": 1, "eps": 0.1, "Delta": 0}, 1.0),
         ({"Delta": 0.0, "eps": 0.1, "m": 1, "K": 11}, 1.0),  # order and 0 vs 0.0 do not matter
-        ({"K": 11, "m": 10, "eps": 0.1, "Delta": 0}, 2.0),  # m=1 is not a prefix match of m=10
-        ({"K": 101, "m": 1, "eps": 0.1, "Delta": 0}, 3.0),
-        ({"K": 11, "m": 1, "eps": 0.1, "Delta": "1e-05"}, 4.0),  # YAML 1.1 reads 1e-05 as a string
-        ({"K": 11, "m": 1, "eps": 0.1, "Delta": 0, "l": 6}, 5.0),  # a key more is another row
-        ("K=11, m=1..5, eps in {0.1, 1, 2}", 6.0),  # free text is matched as text
+        ({"K": 11, "m": 10, "eps": 0.1}, 2.0),
+        ({"K": 101, "m": 1}, 3.0),
+        ({"K": 11, "m": 1, "eps": 0.1, "Delta": 1.0e-5}, 4.0),
+        ({"K": 11, "l": 6}, 5.0),
+        ({"K": 11, "Delta": 0.0, "eps": 0.1, "m": 2, "l": 6}, 5.0),
     ],
 )
-def test_claims_select_parameters_by_typed_values(wanted, value):
-    assert lookup(make(select={"parameters": wanted}), PARAMETER_TABLE) == value
+def test_claims_select_typed_columns_as_numbers(wanted, value):
+    assert lookup(make(select=wanted), TYPED_TABLE) == value
 
 
 @pytest.mark.parametrize(
-    "wanted",
-    [{"K": 11, "m": 2, "eps": 0.1, "Delta": 0}, {"K": 11, "m": 1, "eps": 0.01, "Delta": 0}, {"K": 11, "m": 1}],
+    "wanted, rows",
+    [({"K": 11, "m": 3}, 0), ({"K": 11, "eps": 0.01}, 0), ({"K": 11, "m": 1}, 2), ({"Delta": 0.0, "K": 11}, 4)],
 )
-def test_a_typed_selection_that_names_no_row_is_an_error(wanted):
-    with pytest.raises(ValueError, match="selects 0 rows"):
-        lookup(make(select={"parameters": wanted}), PARAMETER_TABLE)
+def test_a_typed_selection_must_name_one_row(wanted, rows):
+    """An empty cell matches no number; a selection naming too few columns finds several rows."""
+    with pytest.raises(ValueError, match=f"selects {rows} rows"):
+        lookup(make(select=wanted), TYPED_TABLE)
 
 
 @pytest.mark.parametrize(
-    "text, parsed",
+    "select, message",
     [
-        ("K=11, m=3, eps=0.1, Delta=0", {"K": 11, "m": 3, "eps": 0.1, "Delta": 0}),
-        ("K=11, m=3, Delta=1e-5, delta=1-(1-Delta)^3", {"K": 11, "m": 3, "Delta": 1e-5, "delta": "1-(1-Delta)^3"}),
-        ("K=11, m=1..5, eps in {0.1, 1, 2}", None),
-        ("K=11, K=12", None),
-        ("Adult n=39074 eps=1.0", None),
-        ("n=39074 eps=1", None),
-        ("", None),
+        ({"quantity": "q", "parameters": {"K": 11}}, "must be one value"),
+        ({"Delta": "1e-05"}, "text to YAML 1.1"),  # an exponent without a dot: YAML 1.1 reads text
     ],
 )
-def test_parse_parameters(text, parsed):
-    assert parse_parameters(text) == parsed
+def test_the_registry_refuses_a_selection_that_is_not_one_typed_cell(tmp_path, select, message):
+    registry = tmp_path / "r.yaml"
+    entry = {"id": "c", "section": "s", "claim": "x", "expected": 1, "comparison": "abs", "tolerance": 0}
+    entry |= {"kind": "spec", "from": {"table": "t", "select": select, "column": "value"}}
+    registry.write_text(yaml.safe_dump({"paper": "p", "claims": [entry]}))
+    with pytest.raises(ValueError, match=message):
+        load_registry(registry)
 
 
-def test_every_typed_selection_of_the_registries_reads_a_parsed_cell():
-    """A registry selects ``parameters`` by typed values wherever the cell has the K=…, m=… form."""
-    for path in sorted((REPO / "workflow" / "claims").glob("*.yaml")):
-        for claim in load_registry(path):
-            wanted = claim.select.get("parameters")
-            if isinstance(wanted, str):
-                assert parse_parameters(wanted) is None, f"{claim.id}: select its parameters by typed values"
+def test_every_darrm_verified_selection_is_a_typed_case():
+    """The registry's DaRRM verified claims read as the replication's cases (no free-text parameters)."""
+    claims = [c for c in load_registry(REPO / "workflow" / "claims" / "darrm.yaml") if c.table == "verified_numbers"]
+    cases = [Case.from_select(claim.select) for claim in claims]
+    assert len(set(cases)) == len(claims), "two claims judge one verified row: one judgement per fact"
+    with pytest.raises(ValueError, match="unknown columns"):
+        Case.from_select({"quantity": "gamma_const", "parameters": "K=11"})
 
 
 def test_committed_scorecard_statuses_mean_what_they_say():
@@ -330,13 +329,13 @@ def test_a_spec_table_entry_gives_one_claim_per_case():
         "claim": "γ(l), K=11",
         "from": {"table": "t", "select": {"quantity": "gamma"}, "column": "value"},
         "cases": [
-            {"parameters": {"K": 11, "m": 1, "l": 6}, "expected": 0.1},
-            {"parameters": {"K": 11, "m": 3, "l": 7}, "expected": 0.5},
+            {"K": 11, "m": 1, "l": 6, "expected": 0.1},
+            {"K": 11, "m": 3, "l": 7, "expected": 0.5},
         ],
     }
     first, second = expand_cases(entry)
     assert (first["id"], first["claim"], first["expected"]) == ("gamma_m1_l6", "γ(l), K=11 (m=1, l=6)", 0.1)
-    assert second["from"]["select"] == {"quantity": "gamma", "parameters": {"K": 11, "m": 3, "l": 7}}
+    assert second["from"]["select"] == {"quantity": "gamma", "K": 11, "m": 3, "l": 7}
     assert entry["from"]["select"] == {"quantity": "gamma"}  # the shared selection is not modified
     text_cases = [
         {"id": "adult", "parameters": "Adult eps=1", "expected": 49},
@@ -346,4 +345,4 @@ def test_a_spec_table_entry_gives_one_claim_per_case():
     assert (adult["id"], adult["claim"]) == ("adult", "γ(l), K=11 (Adult eps=1)")
     assert br["id"] == "gamma_BR_eps_1"
     with pytest.raises(ValueError, match="every case needs its own expected value"):
-        expand_cases({**entry, "cases": [{"parameters": {"K": 11}}]})
+        expand_cases({**entry, "cases": [{"K": 11}]})

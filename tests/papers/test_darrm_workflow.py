@@ -34,7 +34,7 @@ def darrm_config(profile):
 # table, and the figure's own keywords (its ``figure`` param: the label, Δ = 0 for pure DP, ...)
 ADDED = {
     **dict.fromkeys(SHAPE_TABLES, {"solver"}),
-    "verified_numbers": {"solver", "seed"},
+    "verified_numbers": {"solver", "seed", "selections"},  # selections: the registry's cases
     **{section: {"shapes", "seed"} for section in ("f3_errors", "f6_errors", "f8_errors", "f9_prior_errors")},
 }
 

@@ -132,7 +132,9 @@ rule darrm_lp_diagnostics:
 
 rule darrm_verified_numbers:
     message: "DaRRM: the spec's verified numbers and acceptance values recomputed (spec §5–§6)"
-    input: code=DR_CODE
+    input:
+        registry=claim_registry(DR),
+        code=sorted(set(DR_CODE) | set(code_inputs("scorecard/claims.py", "scorecard/uncertainty.py"))),
     output: **published(DR, "verified_numbers", TABLE, "darrm_verified_numbers.rst")
     params: settings=darrm_settings("verified_numbers", lp=True), seed=SEED
     conda: ENVIRONMENT

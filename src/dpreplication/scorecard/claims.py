@@ -196,13 +196,36 @@ def _case_label(value) -> str:
     return "".join(ch if ch.isalnum() or ch == "." else "_" for ch in str(value)).strip("_")
 
 
+_UNREAD_NUMBER = re.compile(r"[-+]?\d+[eE][-+]?\d+")
+"""A number YAML 1.1 reads as text: an exponent without a dot, such as ``1e-05``."""
+
+
+def _check_select(select: dict, claim_id: str) -> None:
+    """Each selected value is one cell: never a mapping, nor a number that YAML 1.1 read as text."""
+    for column, value in select.items():
+        if isinstance(value, (dict, list)):
+            raise ValueError(f"claim {claim_id}: select {column!r} must be one value, got {value!r}")
+        if isinstance(value, str) and _UNREAD_NUMBER.fullmatch(value):
+            raise ValueError(
+                f"claim {claim_id}: select {column}: {value!r} is text to YAML 1.1; write the number "
+                f"with a dot ({float(value):.1e}) or quote a text column's value differently"
+            )
+
+
+def _case_words(column: str, value) -> tuple[str, str]:
+    """How a case's selection reads in its statement and its id: ``("m=3", "m3")``; text as it is."""
+    if isinstance(value, str):
+        return value, _case_label(value)
+    return f"{column}={value}", f"{column}{_case_label(value)}"
+
+
 def expand_cases(entry: dict) -> list[dict]:
     """One registry entry per claim: a spec table (an entry with ``cases``) gives one per case.
 
-    Each case adds its ``select`` values (e.g. ``parameters: {K: 11, m: 3, l: 6}``) to the entry's
-    and states its own ``expected``; everything else is the entry's. A case's id is the entry's
-    id followed by the values that vary between cases (``gamma_opt_k11_m3_l6``) unless it names
-    one, and its statement ends with them (``m=3, l=6``; a text selection as it is).
+    Each case adds its ``select`` values (e.g. ``{K: 11, m: 3, l: 6}``, one typed column each) to
+    the entry's and states its own ``expected``; everything else is the entry's. A case's id is the
+    entry's id followed by the values that vary between cases (``gamma_opt_k11_m3_l6``) unless it
+    names one, and its statement ends with them (``m=3, l=6``; a text selection as it is).
     """
     if "cases" not in entry:
         return [entry]
@@ -213,19 +236,13 @@ def expand_cases(entry: dict) -> list[dict]:
             raise ValueError(f"claim {entry['id']}: every case needs its own expected value")
         selected = {key: value for key, value in case.items() if key not in ("id", "expected")}
         selections.append(selected)
-        labels.append(
-            {
-                f"{key}.{name}": (f"{name}={value}", f"{name}{_case_label(value)}")
-                for key, values in selected.items()
-                for name, value in (values.items() if isinstance(values, dict) else [("", values)])
-            }
-        )
+        labels.append({key: _case_words(key, value) for key, value in selected.items()})
     keys = list(dict.fromkeys(key for label in labels for key in label))
     varying = [key for key in keys if len({str(label.get(key)) for label in labels}) > 1]
     claims = []
     for case, selected, label in zip(entry["cases"], selections, labels):
         shown = [label[key] for key in varying if key in label]
-        text = ", ".join(words.removeprefix("=") for words, _ in shown)
+        text = ", ".join(words for words, _ in shown)
         suffix = "_".join(slug for _, slug in shown)
         source = {**shared["from"], "select": {**shared["from"].get("select", {}), **selected}}
         claims.append(
@@ -268,6 +285,7 @@ def load_registry(path: str | Path) -> list[Claim]:
                         f"claim {entry.get('id')}: {number} must be a number, got {entry[number]!r}"
                     ) from None
         entry["deviation"] = _deviation(entry.get("deviation"), entry.get("id"))
+        _check_select(source.get("select", {}), entry.get("id"))
         claims.append(
             Claim(
                 paper=paper,
@@ -298,55 +316,10 @@ def load_registry(path: str | Path) -> list[Claim]:
     return claims
 
 
-def _scalar(text):
-    """``text`` as an int or float where it reads as one, else unchanged."""
-    if not isinstance(text, str):
-        return text
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
-def parse_parameters(text) -> dict | None:
-    """Read a ``parameters`` cell such as ``"K=11, m=3, eps=0.1, Delta=0"`` into typed values.
-
-    The cell is a comma-separated list of ``name=value`` pairs, each value without spaces; a
-    value that reads as a number is one (``Delta=0`` and ``Delta=0.0`` are the same). Any other
-    cell (free text such as ``"m=1..5, eps in {0.1, 1, 2}"`` or ``"n=39074 eps=1"``) gives None.
-    """
-    if not isinstance(text, str) or not text:
-        return None
-    values = {}
-    for pair in text.split(", "):
-        name, equals, value = pair.partition("=")
-        if not equals or not name.isidentifier() or name in values or not value or any(c.isspace() for c in value):
-            return None
-        values[name] = _scalar(value)
-    return values
-
-
-def _same_value(a, b) -> bool:
-    a, b = _scalar(a), _scalar(b)
-    numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b))
-    if numbers:
-        return abs(a - b) <= 1e-12 * max(1.0, abs(b))
-    return str(a) == str(b)
-
-
-def _same_parameters(cell, wanted: dict) -> bool:
-    values = parse_parameters(cell)
-    return values is not None and set(values) == set(wanted) and all(_same_value(values[k], wanted[k]) for k in wanted)
-
-
 def _matches(column: pd.Series, wanted) -> pd.Series:
-    """Rows whose cell equals ``wanted``: numbers within 1e-12, a mapping by :func:`parse_parameters`."""
-    if isinstance(wanted, dict):
-        return column.map(lambda cell: _same_parameters(cell, wanted)).astype(bool)
+    """Rows whose cell equals ``wanted``: numbers within 1e-12 of a numeric column, else as text."""
     if isinstance(wanted, (int, float)) and not isinstance(wanted, bool) and pd.api.types.is_numeric_dtype(column):
-        return (column - wanted).abs() <= 1e-12 * max(1.0, abs(wanted))
+        return ((column - wanted).abs() <= 1e-12 * max(1.0, abs(wanted))).fillna(False).astype(bool)
     return column.astype(str) == str(wanted)
 
 
