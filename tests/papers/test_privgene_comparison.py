@@ -16,7 +16,7 @@ from dpreplication.plotting import curves
 from dpreplication.replications.privgene import comparison as pc
 from dpreplication.replications.privgene import comparison_figures as pcf
 from dpreplication.replications.privgene import datasets as privgene_datasets
-from dpreplication.replications.privgene import jobs
+from dpreplication.replications.privgene import jobs, rule_settings
 from dpreplication.replications.privgene import methods as pg
 
 REPO = Path(__file__).resolve().parents[2]
@@ -53,7 +53,7 @@ def test_configured_methods_and_keys_fit_the_job_functions(profile):
     for task, methods in section["methods"].items():
         assert set(methods) <= set(pg.METHODS[task]) and "PrivGene" in methods
         for method in set(methods) - set(pg.EPSILON_FREE):
-            settings = pc.job_settings(section, config["algorithm"], config["protocol"], method)
+            settings = rule_settings.job_settings(section, config["algorithm"], config["protocol"], method)
             assert settings["epsilons"] == section["epsilons"]
             job = jobs.comparison(task, method, **settings)  # TypeError on an unknown key
             assert (job.task.name, job.method, job.folds) == (task, method, config["protocol"]["folds"])
@@ -67,7 +67,7 @@ def test_configured_methods_and_keys_fit_the_job_functions(profile):
         privgene_datasets.DATASETS
     )
     for method in kmeans["methods"]:
-        jobs.kmeans(3, method, **pc.kmeans_job_settings(section, config["algorithm"], method))
+        jobs.kmeans(3, method, **rule_settings.kmeans_job_settings(section, config["algorithm"], method))
     # claims read rows at the smallest ε, 0.1 and the largest: every profile's grid must have them
     assert {0.05, 0.1, 1.0} <= set(section["epsilons"])
 
@@ -111,7 +111,7 @@ def settings_for(method):
         "erm_huber_h": 0.5,
     }
     algorithm = {"m": 20, "c": 0.02, "svm_C": 10, "kmeans_delta_factor": 2}
-    return pc.job_settings(section, algorithm, {"folds": 2, "use_folds": None}, method)
+    return rule_settings.job_settings(section, algorithm, {"folds": 2, "use_folds": None}, method)
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +175,10 @@ def kmeans_jobs(clusters):
     algorithm = {"m": 20, "c": 0.02, "svm_C": 10, "kmeans_delta_factor": 2}
     return [
         jobs.run_job(
-            clusters, jobs.kmeans(k, method, **pc.kmeans_job_settings(section, algorithm, method)), run, seed=SEED
+            clusters,
+            jobs.kmeans(k, method, **rule_settings.kmeans_job_settings(section, algorithm, method)),
+            run,
+            seed=SEED,
         )
         for k in (2, 3)
         for method in pg.METHODS["kmeans"]

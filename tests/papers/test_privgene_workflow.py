@@ -2,6 +2,7 @@
 computed from small job tables (pairing, ratios, gaps, Δ checks) and drawn."""
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -9,9 +10,11 @@ import pytest
 
 from dpreplication.learning.genetic import PrivGeneSettings
 from dpreplication.pipeline.config import profile_config
+from dpreplication.pipeline.snakefile import load_workflow
 from dpreplication.plotting import curves
 from dpreplication.replications.privgene import figures as pgf
 from dpreplication.replications.privgene import methods as pg
+from dpreplication.replications.privgene import rule_settings
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -26,6 +29,37 @@ def test_algorithm_section_fits_the_settings(profile):
     assert settings.c == algorithm["c"] and settings.m == algorithm["m"]
     section = config["choice_of_c"]
     assert section["reference_c"] in section["c_grid"] and algorithm["c"] in section["c_grid"]
+
+
+def test_every_privgene_rule_reads_its_settings_from_one_function():
+    """The Snakefile shapes no PrivGene settings itself: every PrivGene rule's ``settings`` param is
+    :func:`rule_settings.rule_settings` of its own name, and every shape there belongs to a rule."""
+    workflow = load_workflow(REPO / "Snakefile")
+    rules = {rule.name: dict(rule.params.items()) for rule in workflow.rules if rule.name.startswith("privgene_")}
+    figures = {f"privgene_{figure}" for figure in workflow.globals["PG_COMPARISON_FIGURES"]}
+    shaped = {name.removeprefix("privgene_") for name, params in rules.items() if "settings" in params} - {
+        name.removeprefix("privgene_") for name in figures
+    }
+    assert shaped == set(rule_settings.RULES) - {"comparison_figure"}
+    pg = workflow.globals["config"]["privgene"]
+    for name, params in rules.items():
+        if "settings" not in params:
+            continue
+        rule = "comparison_figure" if name in figures else name.removeprefix("privgene_")
+        wildcards = SimpleNamespace(pg_dataset="US", task="lr", method="PrivGene")  # US: paper_r has it
+        assert params["settings"](wildcards) == rule_settings.rule_settings(rule, pg, wildcards), name
+    with pytest.raises(KeyError, match="known"):
+        rule_settings.rule_settings("fig9", pg)
+
+
+def test_a_job_holds_only_its_methods_keys():
+    """Changing a key a method does not use leaves its job's settings (and so the job) untouched."""
+    pg = profile_config("default", REPO)["privgene"]
+    changed = {**pg, "comparison": {**pg["comparison"], "gupt_eps_fraction": 0.123}}
+    wildcards = SimpleNamespace(task="lr")
+    before, after = (rule_settings.rule_settings("comparison_job", section, wildcards) for section in (pg, changed))
+    assert before["PrivGene"] == after["PrivGene"] and before["FM"] == after["FM"]
+    assert after["GUPT"]["gupt_eps_fraction"] == 0.123 != before["GUPT"]["gupt_eps_fraction"]
 
 
 def choice_jobs():

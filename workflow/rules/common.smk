@@ -368,6 +368,13 @@ def darrm_replicate_files(wildcards, input):
 # ---------------------------------------------------------------- PrivGene (spec shared/specs/privgene.md)
 from dpreplication.replications.privgene.datasets import DATASETS as PRIVGENE_DATASETS  # noqa: E402
 from dpreplication.pipeline.jobs import batch_labels  # noqa: E402
+from dpreplication.replications.privgene.rule_settings import rule_settings  # noqa: E402
+
+
+def privgene_settings(name):
+    """The ``settings`` param of the PrivGene step ``privgene_<name>``, per job, from the one function
+    that shapes PrivGene's settings (:func:`~dpreplication.replications.privgene.rule_settings.rule_settings`)."""
+    return lambda wildcards: rule_settings(name, settings("privgene"), wildcards)
 
 
 def privgene_data(name):
@@ -384,13 +391,6 @@ def privgene_raw_files(name):
     return [f"{DATA}/{spec.catalog}/{filename}" for filename in spec.files]
 
 
-def privgene_job_settings(figure, *batched, algorithm=True):
-    """What one job of ``figure`` depends on: its ε, the CV protocol, the keys ``batched`` into the
-    job (its grid of c, its variants) and, for PrivGene jobs, the algorithm's parameters; not the
-    repetition count, so that more repetitions rerun no finished batch."""
-    section = settings(f"privgene/{figure}")
-    job = {"epsilon": section["epsilon"], **{key: section[key] for key in batched}, **settings("privgene/protocol")}
-    return {**job, "algorithm": settings("privgene/algorithm")} if algorithm else job
 
 
 def repetition_batches(count):
@@ -419,29 +419,8 @@ def privgene_references(figure):
                   repetitions=repetition_batches(settings(f"privgene/{figure}")["repetitions"]))
 
 
-def privgene_comparison_settings(wildcards):
-    """What one Figs 3–4 job depends on: per method of its task's series (NoPrivacy aside), the ε
-    grid, the CV protocol and that method's keys (``comparison.METHOD_SETTINGS``)."""
-    from dpreplication.replications.privgene.comparison import job_settings
-
-    sections = settings("privgene/comparison"), settings("privgene/algorithm"), settings("privgene/protocol")
-    return {method: job_settings(*sections, method)
-            for method in settings("privgene/comparison")["methods"][wildcards.task] if method != "NoPrivacy"}
 
 
-def privgene_paper_r_settings(wildcards):
-    """The paper's-r ablation job: the PrivGene, PrivateERM and FM jobs' keys, the ε subset, the paper's rows."""
-    from dpreplication.replications.privgene.comparison import job_settings
-
-    section = settings("privgene/comparison")
-    methods = {
-        method.lower(): {key: value for key, value in job_settings(section, settings("privgene/algorithm"),
-                                                                   settings("privgene/protocol"), method).items()
-                         if key != "epsilons"}
-        for method in ("PrivGene", "PrivateERM", "FM")
-    }
-    return {**methods, "epsilons": section["paper_r"]["epsilons"], "tasks": ["lr", "svm"],
-            "paper_training_rows": section["paper_r"]["paper_training_rows"][wildcards.pg_dataset]}
 
 
 def privgene_paper_r_jobs(ablation_job):
@@ -451,13 +430,6 @@ def privgene_paper_r_jobs(ablation_job):
                   repetitions=repetition_batches(section["repetitions"]))
 
 
-def privgene_kmeans_settings():
-    """What one Fig. 5 job depends on: per configured method, the ε grid and that method's keys."""
-    from dpreplication.replications.privgene.comparison import kmeans_job_settings
-
-    section = settings("privgene/comparison")
-    return {method: kmeans_job_settings(section, settings("privgene/algorithm"), method)
-            for method in section["kmeans"]["methods"]}
 
 
 def privgene_comparison_jobs(job, tasks=None):
@@ -506,11 +478,6 @@ def privgene_second_stage_jobs(wildcards, tasks=None):
     ]
 
 
-def privgene_extra_settings(wildcards):
-    """What a second-stage comparison job depends on: its method's first-stage keys (NoPrivacy: the reference job's)."""
-    if wildcards.method == "NoPrivacy":
-        return privgene_job_settings("reference", algorithm=False)
-    return privgene_comparison_settings(wildcards)[wildcards.method]
 
 
 def privgene_extra_tuned_c(wildcards):
@@ -519,9 +486,3 @@ def privgene_extra_tuned_c(wildcards):
         return []
     return [rules.privgene_svm_c.output[0].format(pg_dataset=wildcards.pg_dataset)]
 
-
-def privgene_plan_settings():
-    """The second stage's plan: the first stage's repetitions, the runs per repetition, the cap and the budget."""
-    section, protocol = settings("privgene/comparison"), settings("privgene/protocol")
-    return {"datasets": section["datasets"], "methods": section["methods"], "repetitions": section["repetitions"],
-            "folds": len(protocol["use_folds"] or range(protocol["folds"])), **section["second_stage"]}

@@ -27,7 +27,7 @@ rule privgene_dataset:
         files=lambda w: privgene_raw_files(w.pg_dataset),
         code=PG_JOB_CODE,
     output: f"{PG_WORK}/data/{{pg_dataset}}.npz"
-    params: settings=settings(f"{PG}/data"), seed=SEED
+    params: settings=privgene_settings("dataset"), seed=SEED
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/data/{{pg_dataset}}.log"
     benchmark: f"{BENCHMARKS}/{PG}/data/{{pg_dataset}}.tsv"
@@ -40,7 +40,7 @@ rule privgene_table2:
         data=[privgene_data(name) for name in PRIVGENE_DATASETS],
         code=PG_CODE,
     output: **published(PG, "table2_datasets", TABLE, "privgene_table2.rst")
-    params: settings=settings(f"{PG}/data")
+    params: settings=privgene_settings("table2")
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/table2_datasets.log"
     benchmark: f"{BENCHMARKS}/{PG}/table2_datasets.tsv"
@@ -54,7 +54,7 @@ rule privgene_choice_of_c_job:
         data=privgene_data("{pg_dataset}"),
         code=PG_JOB_CODE,
     output: f"{PG_WORK}/choice_of_c/{{pg_dataset}}/{{task}}/reps{{repetitions}}.csv"
-    params: settings=privgene_job_settings("choice_of_c", "c_grid"), seed=SEED
+    params: settings=privgene_settings("choice_of_c_job"), seed=SEED
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/choice_of_c/{{pg_dataset}}/{{task}}/reps{{repetitions}}.log"
     benchmark: f"{BENCHMARKS}/{PG}/choice_of_c/{{pg_dataset}}/{{task}}/reps{{repetitions}}.tsv"
@@ -72,7 +72,7 @@ rule privgene_choice_of_c:
         **published(PG, "fig2_choice_of_c", PRIVATE_FIGURE, "privgene_fig2.rst"),
         **{f"summary_{k}": v for k, v in published(PG, "fig2_summary", TABLE, "privgene_fig2_summary.rst").items()},
     params:
-        settings={**settings(f"{PG}/choice_of_c"), "paper_c": settings(f"{PG}/algorithm")["c"]},
+        settings=privgene_settings("choice_of_c"),
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/fig2_choice_of_c.log"
     benchmark: f"{BENCHMARKS}/{PG}/fig2_choice_of_c.tsv"
@@ -86,7 +86,7 @@ rule privgene_eem_vs_em_job:
         data=privgene_data("{pg_dataset}"),
         code=PG_JOB_CODE,
     output: f"{PG_WORK}/eem_vs_em/{{pg_dataset}}/{{task}}/reps{{repetitions}}.csv"
-    params: settings=privgene_job_settings("eem_vs_em", "variants"), seed=SEED
+    params: settings=privgene_settings("eem_vs_em_job"), seed=SEED
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/eem_vs_em/{{pg_dataset}}/{{task}}/reps{{repetitions}}.log"
     benchmark: f"{BENCHMARKS}/{PG}/eem_vs_em/{{pg_dataset}}/{{task}}/reps{{repetitions}}.tsv"
@@ -101,8 +101,7 @@ rule privgene_paper_r_job:
         code=PG_CODE,
     output: f"{PG_WORK}/eem_vs_em_paper_r/{{pg_dataset}}/{{task}}/reps{{repetitions}}.csv"
     params:
-        settings=lambda w: {**privgene_job_settings("eem_vs_em", "paper_iteration_variants"),
-                            "paper_r": settings(f"{PG}/eem_vs_em")["paper_iterations"][w.pg_dataset]},
+        settings=privgene_settings("paper_r_job"),
         seed=SEED,
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/eem_vs_em_paper_r/{{pg_dataset}}/{{task}}/reps{{repetitions}}.log"
@@ -117,7 +116,7 @@ rule privgene_svm_c:
         data=privgene_data("{pg_dataset}"),
         code=PG_JOB_CODE,
     output: f"{PG_WORK}/reference/{{pg_dataset}}/svm_C.csv"
-    params: settings={"grid": settings(f"{PG}/reference")["svm_C_grid"], **settings(f"{PG}/protocol")}, seed=SEED
+    params: settings=privgene_settings("svm_c"), seed=SEED
     priority: CRITICAL_PATH  # the long reachable-set job waits for it
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/reference/{{pg_dataset}}/svm_C.log"
@@ -134,7 +133,7 @@ rule privgene_reference_job:
         code=PG_JOB_CODE,
     output: f"{PG_WORK}/reference/reps{{repetitions}}.csv"
     params:
-        settings=privgene_job_settings("reference", "datasets", "tasks", "methods", algorithm=False),
+        settings=privgene_settings("reference_job"),
         seed=SEED,
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/reference/reps{{repetitions}}.log"
@@ -149,7 +148,7 @@ rule privgene_reference_levels:
         data=[privgene_data(name) for name in settings(f"{PG}/reference")["datasets"]],
         code=PG_CODE,
     output: **published(PG, "reference_levels", PRIVATE_TABLE, "privgene_reference_levels.rst")
-    params: settings=settings(f"{PG}/reference")
+    params: settings=privgene_settings("reference_levels")
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/reference_levels.log"
     benchmark: f"{BENCHMARKS}/{PG}/reference_levels.tsv"
@@ -172,7 +171,7 @@ rule privgene_eem_vs_em:
         **{f"summary_{k}": v for k, v in published(PG, "eem_vs_em_summary", TABLE, "privgene_eem_vs_em_summary.rst").items()},
         **{f"trace_{k}": v for k, v in published(PG, "dampening_trace", FIGURE, "privgene_dampening_trace.rst").items()},
         **{f"deltas_{k}": v for k, v in published(PG, "dampening_summary", TABLE, "privgene_dampening_summary.rst").items()},
-    params: settings={**settings(f"{PG}/eem_vs_em"), "algorithm": settings(f"{PG}/algorithm")}
+    params: settings=privgene_settings("eem_vs_em")
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/eem_vs_em.log"
     benchmark: f"{BENCHMARKS}/{PG}/eem_vs_em.tsv"
@@ -186,8 +185,7 @@ rule privgene_verified_numbers:
         code=sorted(set(PG_CODE) | set(code_inputs("replications/privgene/verified.py"))),
     output: **published(PG, "verified_numbers", TABLE, "privgene_verified_numbers.rst")
     params:
-        settings={**settings(f"{PG}/verified_numbers"), "algorithm": settings(f"{PG}/algorithm"),
-                  "folds": settings(f"{PG}/protocol")["folds"]},
+        settings=privgene_settings("verified_numbers"),
         seed=SEED,
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/verified_numbers.log"
@@ -217,7 +215,7 @@ rule privgene_comparison_job:
         data=privgene_data("{pg_dataset}"),
         code=PGC_JOB_CODE,
     output: f"{PG_WORK}/comparison/{{pg_dataset}}/{{task}}/reps{{repetitions}}.csv"
-    params: settings=privgene_comparison_settings, seed=SEED
+    params: settings=privgene_settings("comparison_job"), seed=SEED
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/comparison/{{pg_dataset}}/{{task}}/reps{{repetitions}}.log"
     benchmark: f"{BENCHMARKS}/{PG}/comparison/{{pg_dataset}}/{{task}}/reps{{repetitions}}.tsv"
@@ -232,7 +230,7 @@ rule privgene_kmeans_job:
         data=privgene_data("{pg_dataset}"),
         code=PGC_JOB_CODE,
     output: f"{PG_WORK}/kmeans/{{pg_dataset}}/k{{k}}/runs{{repetitions}}.csv"
-    params: settings=privgene_kmeans_settings(), seed=SEED
+    params: settings=privgene_settings("kmeans_job"), seed=SEED
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/kmeans/{{pg_dataset}}/k{{k}}/runs{{repetitions}}.log"
     benchmark: f"{BENCHMARKS}/{PG}/kmeans/{{pg_dataset}}/k{{k}}/runs{{repetitions}}.tsv"
@@ -251,7 +249,7 @@ checkpoint privgene_comparison_plan:
         registry=claim_registry(PG),
         code=sorted(set(PGC_CODE) | set(code_inputs("pipeline/repetitions.py", "scorecard", plots=False))),
     output: f"{PG_WORK}/comparison_plan.csv"
-    params: settings=privgene_plan_settings()
+    params: settings=privgene_settings("comparison_plan")
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/comparison_plan.log"
     script: "../scripts/privgene/comparison_plan.py"
@@ -267,7 +265,7 @@ rule privgene_comparison_extra_job:
         tuned_C=privgene_extra_tuned_c,
         code=PGC_JOB_CODE,
     output: f"{PG_WORK}/comparison_extra/{{pg_dataset}}/{{task}}/{{method}}/eps{{epsilon}}/reps{{repetitions}}.csv"
-    params: settings=privgene_extra_settings, seed=SEED
+    params: settings=privgene_settings("comparison_extra_job"), seed=SEED
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/comparison_extra/{{pg_dataset}}/{{task}}/{{method}}/eps{{epsilon}}/reps{{repetitions}}.log"
     benchmark: f"{BENCHMARKS}/{PG}/comparison_extra/{{pg_dataset}}/{{task}}/{{method}}/eps{{epsilon}}/reps{{repetitions}}.tsv"
@@ -294,7 +292,7 @@ for _figure, (_name, _what, _tasks) in PG_COMPARISON_FIGURES.items():
                                                    else settings(f"{PG}/comparison")["datasets"])],
             code=PGC_CODE,
         output: **published(PG, _name, PRIVATE_FIGURE, f"privgene_{_figure}.rst")
-        params: settings=settings(f"{PG}/comparison"), figure=_figure
+        params: settings=privgene_settings("comparison_figure"), figure=_figure
         conda: ENVIRONMENT
         log: f"{LOGS}/{PG}/{_name}.log"
         benchmark: f"{BENCHMARKS}/{PG}/{_name}.tsv"
@@ -315,7 +313,7 @@ rule privgene_comparison_pairs:
         **{f"pairs_{k}": v for k, v in published(PG, "comparison_pairs", TABLE, "privgene_comparison_pairs.rst").items()},
         **{f"summary_{k}": v for k, v in published(PG, "comparison_summary", TABLE, "privgene_comparison_summary.rst").items()},
         **{f"levels_{k}": v for k, v in published(PG, "comparison_levels", TABLE, "privgene_comparison_levels.rst").items()},
-    params: settings=settings(f"{PG}/comparison")
+    params: settings=privgene_settings("comparison_pairs")
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/comparison_pairs.log"
     benchmark: f"{BENCHMARKS}/{PG}/comparison_pairs.tsv"
@@ -333,7 +331,7 @@ rule privgene_paper_r_comparison_job:
         data=privgene_data("{pg_dataset}"),
         code=PGC_JOB_CODE,
     output: f"{PG_WORK}/comparison_paper_r/{{pg_dataset}}/reps{{repetitions}}.csv"
-    params: settings=privgene_paper_r_settings, seed=SEED
+    params: settings=privgene_settings("paper_r_comparison_job"), seed=SEED
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/comparison_paper_r/{{pg_dataset}}/reps{{repetitions}}.log"
     benchmark: f"{BENCHMARKS}/{PG}/comparison_paper_r/{{pg_dataset}}/reps{{repetitions}}.tsv"
@@ -346,7 +344,7 @@ rule privgene_paper_r_comparison:
         jobs=privgene_paper_r_jobs(rules.privgene_paper_r_comparison_job.output[0]),
         code=PGC_CODE,
     output: **published(PG, "small_epsilon_paper_r", PRIVATE_TABLE, "privgene_small_epsilon_paper_r.rst")
-    params: settings=settings(f"{PG}/comparison/paper_r")
+    params: settings=privgene_settings("paper_r_comparison")
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/small_epsilon_paper_r.log"
     script: "../scripts/privgene/paper_r_comparison.py"
@@ -377,8 +375,7 @@ rule privgene_reachable_set:
         code=PGA_CODE,
     output: **published(PG, "reachable_set", ("png", "csv", "md", "json"), "privgene_reachable_set.rst")
     params:
-        settings={**settings(f"{PGA}/reachable_set"), "algorithm": settings(f"{PG}/algorithm"),
-                  "folds": settings(f"{PG}/protocol")["folds"]},
+        settings=privgene_settings("reachable_set"),
         seed=SEED,
     priority: CRITICAL_PATH
     conda: ENVIRONMENT
@@ -396,8 +393,7 @@ rule privgene_schedule_ablation_job:
         code=PGA_JOB_CODE,
     output: f"{PG_WORK}/schedule_ablation/{{pg_dataset}}/{{task}}/reps{{repetitions}}.csv"
     params:
-        settings={**{k: v for k, v in settings(f"{PGA}/schedules").items() if k in ("epsilon", "variants")},
-                  "algorithm": settings(f"{PG}/algorithm"), **settings(f"{PG}/protocol")},
+        settings=privgene_settings("schedule_ablation_job"),
         seed=SEED,
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/schedule_ablation/{{pg_dataset}}/{{task}}/reps{{repetitions}}.log"
@@ -412,7 +408,7 @@ rule privgene_schedule_ablation:
                     task=["lr", "svm"], repetitions=repetition_batches(settings(f"{PGA}/schedules")["repetitions"])),
         code=PGA_CODE,
     output: **published(PG, "schedule_ablation", ("png", "csv", "md", "json", "ledger"), "privgene_schedule_ablation.rst")
-    params: settings=settings(f"{PGA}/schedules")
+    params: settings=privgene_settings("schedule_ablation")
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/schedule_ablation.log"
     benchmark: f"{BENCHMARKS}/{PG}/schedule_ablation.tsv"
@@ -427,8 +423,7 @@ rule privgene_choice_of_c_epsilon_job:
         code=PGA_JOB_CODE,
     output: f"{PG_WORK}/choice_of_c_epsilon/{{pg_dataset}}/{{task}}/reps{{repetitions}}.csv"
     params:
-        settings={"epsilons": settings(f"{PGA}/choice_of_c")["epsilons"], "c_grid": settings(f"{PG}/choice_of_c")["c_grid"],
-                  "algorithm": settings(f"{PG}/algorithm"), **settings(f"{PG}/protocol")},
+        settings=privgene_settings("choice_of_c_epsilon_job"),
         seed=SEED,
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/choice_of_c_epsilon/{{pg_dataset}}/{{task}}/reps{{repetitions}}.log"
@@ -445,8 +440,7 @@ rule privgene_choice_of_c_epsilon:
         code=PGA_CODE,
     output: **published(PG, "fig2_by_epsilon", ("png", "csv", "md", "json", "ledger"), "privgene_fig2_by_epsilon.rst")
     params:
-        settings={**settings(f"{PGA}/choice_of_c"), "reference_c": settings(f"{PG}/choice_of_c")["reference_c"],
-                  "paper_c": settings(f"{PG}/algorithm")["c"]},
+        settings=privgene_settings("choice_of_c_epsilon"),
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/fig2_by_epsilon.log"
     benchmark: f"{BENCHMARKS}/{PG}/fig2_by_epsilon.tsv"
@@ -462,8 +456,7 @@ rule privgene_gupt_variants_job:
         code=PGA_JOB_CODE,
     output: f"{PG_WORK}/gupt_variants/{{pg_dataset}}/k{{k}}.csv"
     params:
-        settings={**settings(f"{PGA}/gupt"), "algorithm": settings(f"{PG}/algorithm"),
-                  **{k: settings(f"{PG}/comparison")["kmeans"][k] for k in ("runs", "restarts", "max_iter")}},
+        settings=privgene_settings("gupt_variants_job"),
         seed=SEED,
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/gupt_variants/{{pg_dataset}}/k{{k}}.log"
@@ -478,7 +471,7 @@ rule privgene_gupt_variants:
               for path in expand(rules.privgene_gupt_variants_job.output[0], pg_dataset=dataset, k=ks)],
         code=PGA_CODE,
     output: **published(PG, "fig5_gupt_variants", ("png", "csv", "md", "json", "ledger"), "privgene_fig5_gupt_variants.rst")
-    params: settings=settings(f"{PGA}/gupt")
+    params: settings=privgene_settings("gupt_variants")
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/fig5_gupt_variants.log"
     benchmark: f"{BENCHMARKS}/{PG}/fig5_gupt_variants.tsv"
@@ -509,8 +502,7 @@ rule privgene_baseline_checks_job:
         code=PGB_JOB_CODE,
     output: f"{PG_WORK}/baseline_checks/{{pg_dataset}}/reps{{repetitions}}.csv"
     params:
-        settings={**{k: settings(PGB)[k] for k in ("epsilons", "sweep_epsilon", "sweep_regularisers")},
-                  "regulariser": settings(f"{PG}/comparison")["erm_lr_regulariser"], **settings(f"{PG}/protocol")},
+        settings=privgene_settings("baseline_checks_job"),
         seed=SEED,
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/baseline_checks/{{pg_dataset}}/reps{{repetitions}}.log"
@@ -526,7 +518,7 @@ rule privgene_baseline_checks:
         references=privgene_comparison_references(["lr"]),  # NoPrivacy on the same folds, as Figs 3–4 read it
         code=PGB_JOB_CODE,
     output: **published(PG, "baseline_checks", PRIVATE_TABLE)
-    params: settings={**settings(PGB), "regulariser": settings(f"{PG}/comparison")["erm_lr_regulariser"]}
+    params: settings=privgene_settings("baseline_checks")
     conda: ENVIRONMENT
     log: f"{LOGS}/{PG}/baseline_checks.log"
     benchmark: f"{BENCHMARKS}/{PG}/baseline_checks.tsv"

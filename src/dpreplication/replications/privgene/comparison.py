@@ -10,8 +10,8 @@ value at one ε does not depend on the rest of the grid (the quick and default p
 the ε they share). Fig. 5 jobs are one (dataset, k, method, run) on the full scaled data (spec §4
 default), again over the whole grid.
 
-This module turns the configuration into each job's settings and runs the small-ε ablation that
-pairs PrivGene at the paper's r with the baselines.
+This module runs the small-ε ablation that pairs PrivGene at the paper's r with the baselines; each
+job's settings come from :mod:`dpreplication.replications.privgene.rule_settings`.
 """
 
 from __future__ import annotations
@@ -23,41 +23,6 @@ from dpreplication.learning.genetic import iterations
 from dpreplication.learning.protocol import mean_confidence_interval
 from dpreplication.replications.privgene.jobs import comparison, run_job
 from dpreplication.replications.privgene.methods import METHODS, training_size
-
-METHOD_SETTINGS: dict[str, tuple[str, ...]] = {
-    "PrivGene": ("algorithm",),
-    "PrivateERM": ("erm_lr_regulariser", "erm_svm_regulariser", "erm_huber_h", "svm_C"),
-    "FM": (),
-    "PrivateSVM": ("svm_C",),
-    "GUPT": ("gupt_eps_fraction", "svm_C"),
-    "Majority": (),
-}
-"""The config keys (of ``privgene.comparison``, plus ``algorithm`` and ``svm_C``) each method uses:
-a job's settings hold only its methods' keys, so that changing an unused key reruns nothing."""
-KMEANS_SETTINGS: dict[str, tuple[str, ...]] = {
-    "PrivGene": ("algorithm",),
-    "GUPT": ("gupt_eps_fraction", "restarts", "max_iter"),
-    "NoPrivacy": ("restarts", "max_iter"),
-}
-
-
-def job_settings(section: dict, algorithm: dict, protocol: dict, method: str) -> dict:
-    """Keyword arguments of :func:`~dpreplication.replications.privgene.jobs.comparison` for ``method``.
-
-    The sections are ``privgene.comparison``, ``privgene.algorithm`` and ``privgene.protocol``.
-    """
-    pool = {**section, "algorithm": algorithm, "svm_C": algorithm["svm_C"]}
-    return {"epsilons": section["epsilons"], **protocol, **{key: pool[key] for key in METHOD_SETTINGS[method]}}
-
-
-def kmeans_job_settings(section: dict, algorithm: dict, method: str) -> dict:
-    """Keyword arguments of :func:`~dpreplication.replications.privgene.jobs.kmeans` for ``method``.
-
-    The sections are ``privgene.comparison`` and its ``kmeans`` subsection.
-    """
-    pool = {**section, **section["kmeans"], "algorithm": algorithm}
-    return {"epsilons": section["epsilons"], **{key: pool[key] for key in KMEANS_SETTINGS[method]}}
-
 
 PAPER_R_METHOD = "PrivGene, paper's r"
 
@@ -85,7 +50,7 @@ def paper_r_comparison_job(
     Parameters
     ----------
     privgene, privateerm, fm : dict
-        The :func:`job_settings` of those methods (without ``epsilons``).
+        The :func:`~dpreplication.replications.privgene.rule_settings.job_settings` of those methods (without ``epsilons``).
     """
     baselines = {"PrivGene": privgene, "PrivateERM": privateerm, "FM": fm}
     frames = [
