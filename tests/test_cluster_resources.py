@@ -1,6 +1,7 @@
 """Per-rule cluster resources from benchmark records: the scaling arithmetic on made-up records,
 the rule/record mapping and the paper-profile scales on the real workflow."""
 
+import json
 import re
 from pathlib import Path
 
@@ -45,6 +46,18 @@ def test_batched_rules_scale_per_repetition_and_sampled_rules_by_their_ratio(tmp
     assert table.loc["pf_pmf_bars", "runtime"] == 30  # 3 × 60 s × 10 = 1800 s
     assert table.loc["plain", "runtime"] == 30 and table.loc["plain", "mem_mb"] == 1000  # the floors
     assert rule_resources({"none": str(tmp_path / "absent/*.tsv")}, 25, {}).empty
+
+
+def test_a_jobs_exact_record_replaces_snakemakes_sample(tmp_path):
+    """Snakemake saw 10 CPU-s and 300 MB; the job's own record at exit, 40 CPU-s and 900 MB, wins."""
+    write_record(tmp_path / "job/A/reps0-9.tsv", 10, 300)
+    (tmp_path / "job/A/reps0-9.usage.json").write_text(json.dumps({"cpu_s": 40.0, "max_rss_mb": 900.0}))
+    write_record(tmp_path / "job/B/reps10-14.tsv", 5, 100)  # no exact record: the sample stays
+    table = rule_resources({"job": str(tmp_path / "job/*/reps*.tsv")}, 25, {}).set_index("rule")
+    assert table.loc["job", "cpu_seconds"] == 45 and table.loc["job", "exact_records"] == 1
+    assert table.loc["job", "max_rss_mb"] == 900 and table.loc["job", "jobs_measured"] == 2
+    costs = rule_costs(table.reset_index(), pd.DataFrame({"rule": ["job"], "jobs": [2], "units": [15]}))
+    assert "(1 of 2 jobs;" in costs_markdown(costs, "records", "default")
 
 
 def test_costs_project_measured_cpu_per_unit_to_the_paper_plan(tmp_path):

@@ -10,6 +10,7 @@ from snakemake.utils import min_version
 
 import dpreplication
 from dpreplication.pipeline.environment import installed_mismatches, read_lock
+from dpreplication.pipeline.jobs import LOGS_ROOT, RECORDS_ROOT, batch_labels
 from dpreplication.pipeline.config import (
     SCHEMA,
     apply_job_environment,
@@ -83,8 +84,8 @@ config["variant"] = VARIANT
 TREE = VARIANT or PROFILE
 FIGURES = "figures" if TREE == "default" else f"results/{TREE}/figures"
 WORK = f"results/{TREE}/work"
-LOGS = f"logs/{TREE}"
-BENCHMARKS = f"benchmarks/records/{TREE}"
+LOGS = f"{LOGS_ROOT}/{TREE}"
+BENCHMARKS = f"{RECORDS_ROOT}/{TREE}"  # at the log's path: a job records its exact usage there (pipeline.jobs)
 # Scheduling only: the longest jobs and the chains that lead to them start first, so that a run does
 # not end with one core busy and the others idle (in the quick profile the 2-minute teacher ablation
 # used to start 412 s into a 534 s run).
@@ -367,7 +368,6 @@ def darrm_replicate_files(wildcards, input):
 
 # ---------------------------------------------------------------- PrivGene (spec shared/specs/privgene.md)
 from dpreplication.replications.privgene.datasets import DATASETS as PRIVGENE_DATASETS  # noqa: E402
-from dpreplication.pipeline.jobs import batch_labels  # noqa: E402
 from dpreplication.replications.privgene.rule_settings import rule_settings  # noqa: E402
 
 

@@ -21,6 +21,12 @@ import pandas as pd
 
 from dpreplication.pipeline.provenance import file_sha256, write_sidecar, write_table
 
+LOGS_ROOT = "logs"
+"""Every job's ``log:`` lies below ``logs/<tree>/``."""
+RECORDS_ROOT = "benchmarks/records"
+"""Every job's ``benchmark:`` record lies below ``benchmarks/records/<tree>/``, at its log's path."""
+USAGE_SUFFIX = ".usage.json"
+"""Suffix of a job's exact resource record, beside its benchmark record (:func:`record_usage`)."""
 CHECKSUM = ".sha256"
 """Suffix of an intermediate's checksum record, ``<file>.sha256`` (``sha256sum`` format)."""
 
@@ -41,12 +47,51 @@ def start(snakemake) -> logging.Logger:
     logging.captureWarnings(True)
     logger = logging.getLogger(snakemake.rule)
     _log_uncaught_exceptions(logger)
+    if snakemake.log:
+        atexit.register(record_usage, usage_path(snakemake.log[0]))  # runs last: after the checksums
     verify_inputs(getattr(snakemake, "input", []))
     atexit.register(_record_on_success, [str(path) for path in getattr(snakemake, "output", [])])
     logger.info(
         "settings: %s", dict(snakemake.params.items()) if hasattr(snakemake.params, "items") else snakemake.params
     )
     return logger
+
+
+def usage_path(log: str | Path) -> Path | None:
+    """Where the job logging to ``log`` records its usage: beside its benchmark record.
+
+    ``logs/<tree>/<name>.log`` → ``benchmarks/records/<tree>/<name>.usage.json`` (the workflow
+    keeps each rule's benchmark at its log's path, which a test holds); None for a log elsewhere.
+    """
+    relative = Path(log)
+    if relative.is_absolute() or relative.parts[:1] != (LOGS_ROOT,):
+        return None
+    return Path(RECORDS_ROOT, *relative.parts[1:]).with_suffix(USAGE_SUFFIX)
+
+
+def record_usage(path: Path | None) -> dict | None:
+    """Write this process's exact CPU time and peak memory, its children's included, to ``path``.
+
+    From ``getrusage`` at exit: ``cpu_s`` = user + system seconds of the process (all its threads,
+    from interpreter start) and of its waited-for children; ``max_rss_mb`` the largest resident set
+    of the process or of any child. Snakemake's own ``benchmark:`` samples a job every 30 s after its
+    first 15 s and loses what comes after the last sample; this record loses nothing.
+    """
+    import resource
+
+    if path is None:
+        return None
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    usage = {
+        "cpu_s": own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
+        "user_s": own.ru_utime + children.ru_utime,
+        "system_s": own.ru_stime + children.ru_stime,
+        "children_cpu_s": children.ru_utime + children.ru_stime,
+        "max_rss_mb": max(own.ru_maxrss, children.ru_maxrss) / 1024,  # Linux: KiB
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(usage, indent=1) + "\n")
+    return usage
 
 
 def _log_uncaught_exceptions(logger: logging.Logger) -> None:
