@@ -12,6 +12,23 @@ import math
 
 import numpy as np
 
+RAISES = {
+    "raises_out_of_range": """
+        Raises
+        ------
+        ValueError
+            If an argument lies outside its range (NaN and infinities included).
+        """,
+    "raises_privacy_out_of_range": """
+        Raises
+        ------
+        ValueError
+            If ``ε``, ``δ`` or Δ lies outside its range.
+        """,
+}
+"""The ``Raises`` sections of functions that check their arguments here: placeholders ``{raises_out_of_range}``,
+``{raises_privacy_out_of_range}`` of :func:`dpreplication.docstrings.shared_parameters`."""
+
 
 def _shown(value):
     """``value`` as the message shows it: a numpy scalar as the Python number it holds."""

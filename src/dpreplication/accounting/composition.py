@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpreplication.validation import in_unit_interval, non_negative
+from dpreplication.docstrings import shared_parameters
+from dpreplication.validation import RAISES, in_unit_interval, non_negative
 
 
+@shared_parameters(RAISES)
 def advanced_composition(epsilon: float, delta: float, queries: int, delta_prime: float) -> tuple[float, float]:
     """``(ε_tot, δ_tot)`` of ``queries`` adaptive ``(ε, δ)``-DP releases by advanced composition.
 
@@ -34,10 +36,7 @@ def advanced_composition(epsilon: float, delta: float, queries: int, delta_prime
     tuple of float
         ``(ε_tot, δ_tot)``.
 
-    Raises
-    ------
-    ValueError
-        If an argument lies outside its range (NaN and infinities included).
+    {raises_out_of_range}
     """
     non_negative("epsilon", epsilon)
     in_unit_interval("delta", delta, include_one=True)

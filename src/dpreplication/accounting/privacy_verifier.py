@@ -29,6 +29,7 @@ import numpy as np
 from dp_accounting import dp_event
 from scipy import stats
 
+from dpreplication.docstrings import parameter_entries, shared_parameters
 from dpreplication.mechanisms.feasible_region import (
     feasible_interval,
     feasible_region_vertices,
@@ -37,6 +38,7 @@ from dpreplication.mechanisms.feasible_region import (
     vertex_multisets,
 )
 from dpreplication.mechanisms.majority import (
+    DARRM_RESULT_FIELDS,
     darrm_probability_one,
     majority_signs,
     poisson_binomial_pmf,
@@ -48,6 +50,23 @@ UNIT_ROUNDOFF = float(np.finfo(float).eps) / 2
 """``u = 2⁻⁵³``: a float64 operation's relative rounding error is at most ``u``."""
 VERTEX_LABELS = ("(0,0)", "(1,1)", "v5", "v6", "(D,0)", "(0,D)", "(1,1-D)", "(1-D,1)")
 
+_DARRM_PARAMETERS = parameter_entries(
+    """
+    gamma : array_like of float, shape (K + 1,), entries in [0, 1]
+        The noise function ``γ(0..K)`` (any γ, symmetric or not).
+    K : int, positive and odd
+        Number of mechanisms.
+    m : float, m ≥ 0
+        Target budget multiplier: the target is ``(mε, δ)``.
+    epsilon : float, ε > 0
+        ε of each mechanism.
+    Delta : float, 0 ≤ Δ < 1
+        δ of each mechanism (the spec's Δ).
+    delta : float, 0 ≤ δ < 1
+        δ of the target ``(mε, δ)``.
+    """
+)
+
 
 def _target(m: float, epsilon: float, delta: float) -> None:
     """Check the target ``(mε, δ)``: ``m ≥ 0`` and ``ε ≥ 0`` finite, ``0 ≤ δ < 1``; ``ValueError`` otherwise."""
@@ -57,19 +76,13 @@ def _target(m: float, epsilon: float, delta: float) -> None:
 
 
 @dataclass(frozen=True)
+@shared_parameters(DARRM_RESULT_FIELDS)
 class PrivacyReport:
     """Worst case of the DaRRM privacy condition over all vertex multisets of F^K.
 
     Parameters
     ----------
-    K : int
-        Number of mechanisms.
-    m : float
-        Target budget multiplier.
-    epsilon : float
-        ε of each mechanism.
-    Delta : float
-        δ of each mechanism (the spec's Δ).
+    {K, m, epsilon, Delta}
     delta : float
         δ of the target ``(mε, δ)``.
     budget : float
@@ -115,6 +128,7 @@ class PrivacyReport:
         return 0.5 * self.violation
 
 
+@shared_parameters(_DARRM_PARAMETERS)
 def signed_gamma_sums(gamma, K: int, epsilon: float, Delta: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """``(A_t, A'_t) = (Σ_l s_l α^t_l γ(l), Σ_l s_l α'^t_l γ(l))`` for every vertex multiset ``t``.
 
@@ -122,14 +136,7 @@ def signed_gamma_sums(gamma, K: int, epsilon: float, Delta: float = 0.0) -> tupl
 
     Parameters
     ----------
-    gamma : array_like of float, shape (K + 1,), entries in [0, 1]
-        The noise function ``γ(0..K)`` (any γ, symmetric or not).
-    K : int, positive and odd
-        Number of mechanisms.
-    epsilon : float, ε > 0
-        ε of each mechanism.
-    Delta : float, 0 ≤ Δ < 1
-        δ of each mechanism (the spec's Δ).
+    {gamma, K, epsilon, Delta}
 
     Returns
     -------
@@ -155,6 +162,7 @@ def signed_gamma_sums(gamma, K: int, epsilon: float, Delta: float = 0.0) -> tupl
     return on_d, on_d_prime
 
 
+@shared_parameters(_DARRM_PARAMETERS)
 def verify_privacy(
     gamma,
     K: int,
@@ -170,18 +178,7 @@ def verify_privacy(
 
     Parameters
     ----------
-    gamma : array_like of float, shape (K + 1,), entries in [0, 1]
-        The noise function ``γ(0..K)`` (any γ, symmetric or not).
-    K : int, positive and odd
-        Number of mechanisms.
-    m : float, m ≥ 0
-        Target budget multiplier: the target is ``(mε, δ)``.
-    epsilon : float, ε > 0
-        ε of each mechanism.
-    Delta : float, 0 ≤ Δ < 1
-        δ of each mechanism (the spec's Δ).
-    delta : float, 0 ≤ δ < 1
-        δ of the target ``(mε, δ)``.
+    {gamma, K, m, epsilon, Delta, delta}
     tolerance : float, ≥ 0
         Only sets :attr:`PrivacyReport.is_private`; the violation is reported as is.
 
@@ -225,6 +222,7 @@ def verify_privacy(
     )
 
 
+@shared_parameters(_DARRM_PARAMETERS)
 def effective_budget(
     gamma,
     K: int,
@@ -245,16 +243,7 @@ def effective_budget(
 
     Parameters
     ----------
-    gamma : array_like of float, shape (K + 1,), entries in [0, 1]
-        The noise function ``γ(0..K)`` (any γ, symmetric or not).
-    K : int, positive and odd
-        Number of mechanisms.
-    epsilon : float, ε > 0
-        ε of each mechanism.
-    Delta : float, 0 ≤ Δ < 1
-        δ of each mechanism (the spec's Δ).
-    delta : float, 0 ≤ δ < 1
-        δ of the target ``(mε, δ)``.
+    {gamma, K, epsilon, Delta, delta}
     m_max : float or None, m_max ≥ 0
         Upper end of the search; ``None``: ``K`` (every DaRRM_γ is a post-processing of all K
         mechanisms).
@@ -343,6 +332,7 @@ class BruteForceReport:
     worst_p_prime: np.ndarray
 
 
+@shared_parameters(_DARRM_PARAMETERS)
 def probability_gaps(gamma, p, p_prime, m: float, epsilon: float, delta: float) -> np.ndarray:
     """``max_o max(Pr[A(D)=o] − e^{mε}Pr[A(D')=o], Pr[A(D')=o] − e^{mε}Pr[A(D)=o]) − δ`` per row.
 
@@ -350,18 +340,12 @@ def probability_gaps(gamma, p, p_prime, m: float, epsilon: float, delta: float) 
 
     Parameters
     ----------
-    gamma : array_like of float, shape (K + 1,), entries in [0, 1]
-        The noise function ``γ(0..K)`` (any γ, symmetric or not).
+    {gamma}
     p : array_like of float, shape (..., K), entries in [0, 1]
         ``Pr[M_i(D) = 1]`` of each mechanism, one row per point.
     p_prime : array_like of float, shape (..., K), entries in [0, 1]
         ``Pr[M_i(D') = 1]``; each ``(p_i, p'_i)`` should lie in F.
-    m : float, m ≥ 0
-        Target budget multiplier: the target is ``(mε, δ)``.
-    epsilon : float, ε > 0
-        ε of each mechanism.
-    delta : float, 0 ≤ δ < 1
-        δ of the target ``(mε, δ)``.
+    {m, epsilon, delta}
 
     Returns
     -------
@@ -371,13 +355,18 @@ def probability_gaps(gamma, p, p_prime, m: float, epsilon: float, delta: float) 
     _target(m, epsilon, delta)
     one = darrm_probability_one(gamma, poisson_binomial_pmf(p))
     one_prime = darrm_probability_one(gamma, poisson_binomial_pmf(p_prime))
+    return _largest_ratio_gap(one, one_prime, m, epsilon) - delta
+
+
+def _largest_ratio_gap(one, one_prime, m: float, epsilon: float) -> np.ndarray:
+    """``max_o max(Pr[A(D)=o] − e^{mε}Pr[A(D')=o], Pr[A(D')=o] − e^{mε}Pr[A(D)=o])`` from ``Pr[A = 1]``."""
     e = np.exp(m * epsilon)
-    gaps = np.stack(
+    return np.maximum.reduce(
         [one - e * one_prime, (1 - one) - e * (1 - one_prime), one_prime - e * one, (1 - one_prime) - e * (1 - one)]
     )
-    return gaps.max(axis=0) - delta
 
 
+@shared_parameters(_DARRM_PARAMETERS)
 def brute_force_privacy_check(
     gamma,
     K: int,
@@ -397,18 +386,7 @@ def brute_force_privacy_check(
 
     Parameters
     ----------
-    gamma : array_like of float, shape (K + 1,), entries in [0, 1]
-        The noise function ``γ(0..K)`` (any γ, symmetric or not).
-    K : int, positive and odd
-        Number of mechanisms.
-    m : float, m ≥ 0
-        Target budget multiplier: the target is ``(mε, δ)``.
-    epsilon : float, ε > 0
-        ε of each mechanism.
-    Delta : float, 0 ≤ Δ < 1
-        δ of each mechanism (the spec's Δ).
-    delta : float, 0 ≤ δ < 1
-        δ of the target ``(mε, δ)``.
+    {gamma, K, m, epsilon, Delta, delta}
     n_points : int, ≥ 1
         Number of random points.
     rng : numpy.random.Generator
@@ -433,6 +411,7 @@ def brute_force_privacy_check(
     return BruteForceReport(2.0 * best, best, n_points, best_p, best_q)
 
 
+@shared_parameters(_DARRM_PARAMETERS)
 def verify_privacy_all_vertex_tuples(
     gamma, K: int, m: float, epsilon: float, Delta: float = 0.0, delta: float = 0.0
 ) -> float:
@@ -442,18 +421,10 @@ def verify_privacy_all_vertex_tuples(
 
     Parameters
     ----------
-    gamma : array_like of float, shape (K + 1,), entries in [0, 1]
-        The noise function ``γ(0..K)`` (any γ, symmetric or not).
+    {gamma}
     K : int, positive and odd, with ``V^K ≤ 2·10⁶``
         Number of mechanisms.
-    m : float, m ≥ 0
-        Target budget multiplier: the target is ``(mε, δ)``.
-    epsilon : float, ε > 0
-        ε of each mechanism.
-    Delta : float, 0 ≤ Δ < 1
-        δ of each mechanism (the spec's Δ).
-    delta : float, 0 ≤ δ < 1
-        δ of the target ``(mε, δ)``.
+    {m, epsilon, Delta, delta}
 
     Returns
     -------
@@ -473,6 +444,7 @@ def verify_privacy_all_vertex_tuples(
     return 2.0 * float(probability_gaps(gamma, points[..., 0], points[..., 1], m, epsilon, delta).max())
 
 
+@shared_parameters(_DARRM_PARAMETERS)
 def iid_privacy_violation(
     gamma, K: int, m: float, epsilon: float, Delta: float = 0.0, delta: float = 0.0, n_grid: int = 201
 ) -> float:
@@ -482,18 +454,7 @@ def iid_privacy_violation(
 
     Parameters
     ----------
-    gamma : array_like of float, shape (K + 1,), entries in [0, 1]
-        The noise function ``γ(0..K)`` (any γ, symmetric or not).
-    K : int, positive and odd
-        Number of mechanisms.
-    m : float, m ≥ 0
-        Target budget multiplier: the target is ``(mε, δ)``.
-    epsilon : float, ε > 0
-        ε of each mechanism.
-    Delta : float, 0 ≤ Δ < 1
-        δ of each mechanism (the spec's Δ).
-    delta : float, 0 ≤ δ < 1
-        δ of the target ``(mε, δ)``.
+    {gamma, K, m, epsilon, Delta, delta}
     n_grid : int, ≥ 2
         Grid points per axis: ``p`` on ``[0, 1]``, ``p'`` on its feasible interval.
 
@@ -513,8 +474,4 @@ def iid_privacy_violation(
     alpha_prime = stats.binom.pmf(l[None, :], K, q[:, None])
     one = darrm_probability_one(gamma, alpha)
     one_prime = darrm_probability_one(gamma, alpha_prime)
-    e = np.exp(m * epsilon)
-    gaps = np.maximum.reduce(
-        [one - e * one_prime, (1 - one) - e * (1 - one_prime), one_prime - e * one, (1 - one_prime) - e * (1 - one)]
-    )
-    return 2.0 * float((gaps - delta).max())
+    return 2.0 * float((_largest_ratio_gap(one, one_prime, m, epsilon) - delta).max())

@@ -25,10 +25,32 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from dpreplication.validation import in_unit_interval, non_negative, positive
+from dpreplication.docstrings import parameter_entries, shared_parameters
+from dpreplication.validation import RAISES, in_unit_interval, non_negative, positive
 
 DEFAULT_ORDERS = np.arange(2, 1001)
 """Integer RDP orders ``α``; for σ = 10 and q ≈ 1/32 the optimum is far inside (α* ≈ 150–200)."""
+
+_PARAMETERS = parameter_entries(
+    """
+    sample_rate : float, 0 < q ≤ 1
+        Poisson sampling rate ``q``.
+    noise_multiplier : float, σ > 0
+        Noise standard deviation over the clipping norm.
+    orders : array_like of int, each ≥ 2
+        Integer RDP orders ``α`` (default :data:`DEFAULT_ORDERS`).
+    delta : float, 0 < δ < 1
+        Target δ.
+    target_epsilon : float, ε > 0 and finite
+        The ε to reach.
+    epsilon : float, ε > 0 and finite
+        Target ε.
+    max_order : float, > λ_min
+        The orders stop below it.
+    order_offset : float, > 1
+        ``λ_min − log(1/δ)/ε``.
+    """
+)
 
 
 def _delta(delta) -> float:
@@ -50,6 +72,7 @@ def _sampled_gaussian(sample_rate, noise_multiplier, steps) -> None:
     non_negative("steps", steps)
 
 
+@shared_parameters(_PARAMETERS)
 def sampled_gaussian_rdp(sample_rate: float, noise_multiplier: float, steps: int, orders=DEFAULT_ORDERS) -> np.ndarray:
     """``T ε_α`` of ``steps`` sampled-Gaussian steps at integer ``orders`` (module docstring).
 
@@ -58,14 +81,10 @@ def sampled_gaussian_rdp(sample_rate: float, noise_multiplier: float, steps: int
 
     Parameters
     ----------
-    sample_rate : float, 0 < q ≤ 1
-        Poisson sampling rate ``q``.
-    noise_multiplier : float, σ > 0
-        Noise standard deviation over the clipping norm.
+    {sample_rate, noise_multiplier}
     steps : int, T ≥ 0
         Number of steps ``T``.
-    orders : array_like of int, each ≥ 2
-        Integer RDP orders ``α`` (default :data:`DEFAULT_ORDERS`).
+    {orders}
 
     Returns
     -------
@@ -99,6 +118,7 @@ def sampled_gaussian_rdp(sample_rate: float, noise_multiplier: float, steps: int
     return steps * log_a / (orders - 1.0)
 
 
+@shared_parameters(_PARAMETERS)
 def rdp_to_epsilon(rdp, orders, delta: float) -> tuple[float, float]:
     """``(ε, α*)``: the tightest ``(ε, δ)`` over ``orders`` by Balle et al. (2020), Thm. 21.
 
@@ -110,8 +130,7 @@ def rdp_to_epsilon(rdp, orders, delta: float) -> tuple[float, float]:
         RDP ``ε_α`` (already composed) at each order.
     orders : array_like of float, each > 1
         The orders ``α`` of ``rdp``, increasing.
-    delta : float, 0 < δ < 1
-        Target δ.
+    {delta}
 
     Returns
     -------
@@ -137,6 +156,7 @@ def rdp_to_epsilon(rdp, orders, delta: float) -> tuple[float, float]:
     return float(epsilon[best]), float(orders[best])
 
 
+@shared_parameters(_PARAMETERS, RAISES)
 def dp_sgd_epsilon(
     noise_multiplier: float, sample_rate: float, steps: int, delta: float, orders=DEFAULT_ORDERS
 ) -> float:
@@ -146,26 +166,17 @@ def dp_sgd_epsilon(
 
     Parameters
     ----------
-    noise_multiplier : float, σ > 0
-        Noise standard deviation over the clipping norm.
-    sample_rate : float, 0 < q ≤ 1
-        Poisson sampling rate ``q``.
+    {noise_multiplier, sample_rate}
     steps : int, T ≥ 0
         Number of steps.
-    delta : float, 0 < δ < 1
-        Target δ.
-    orders : array_like of int, each ≥ 2
-        Integer RDP orders ``α`` (default :data:`DEFAULT_ORDERS`).
+    {delta, orders}
 
     Returns
     -------
     float
         ε of the ``(ε, δ)``-DP guarantee (add/remove-one neighbours).
 
-    Raises
-    ------
-    ValueError
-        If an argument lies outside its range (NaN and infinities included).
+    {raises_out_of_range}
 
     Examples
     --------
@@ -180,6 +191,7 @@ def dp_sgd_epsilon(
     return rdp_to_epsilon(sampled_gaussian_rdp(sample_rate, noise_multiplier, steps, orders), orders, delta)[0]
 
 
+@shared_parameters(_PARAMETERS)
 def calibrate_steps(
     target_epsilon: float,
     delta: float,
@@ -196,14 +208,7 @@ def calibrate_steps(
     ----------
     target_epsilon : float, ε > 0 and finite
         The ε not to exceed.
-    delta : float, 0 < δ < 1
-        Target δ.
-    noise_multiplier : float, σ > 0
-        Noise standard deviation over the clipping norm.
-    sample_rate : float, 0 < q ≤ 1
-        Poisson sampling rate ``q``.
-    orders : array_like of int, each ≥ 2
-        Integer RDP orders ``α`` (default :data:`DEFAULT_ORDERS`).
+    {delta, noise_multiplier, sample_rate, orders}
     max_steps : int, ≥ 2
         The most steps searched: ``ValueError`` when ``max_steps + 1`` steps still fit.
 
@@ -240,6 +245,7 @@ def calibrate_steps(
     return low
 
 
+@shared_parameters(_PARAMETERS)
 def calibrate_noise_multiplier(
     target_epsilon: float,
     delta: float,
@@ -256,16 +262,10 @@ def calibrate_noise_multiplier(
 
     Parameters
     ----------
-    target_epsilon : float, ε > 0 and finite
-        The ε to reach.
-    delta : float, 0 < δ < 1
-        Target δ.
-    sample_rate : float, 0 < q ≤ 1
-        Poisson sampling rate ``q``.
+    {target_epsilon, delta, sample_rate}
     steps : int, T ≥ 1
         Number of steps.
-    orders : array_like of int, each ≥ 2
-        Integer RDP orders ``α`` (default :data:`DEFAULT_ORDERS`).
+    {orders}
     relative_tolerance : float, > 0
         Relative tolerance of Brent's method and of the upward nudges.
 
@@ -302,6 +302,7 @@ def calibrate_noise_multiplier(
     return float(sigma)
 
 
+@shared_parameters(_PARAMETERS, RAISES)
 def opacus_noise_multiplier(
     target_epsilon: float, delta: float, sample_rate: float, steps: int, accountant: str = "prv"
 ) -> float:
@@ -311,12 +312,7 @@ def opacus_noise_multiplier(
 
     Parameters
     ----------
-    target_epsilon : float, ε > 0 and finite
-        The ε to reach.
-    delta : float, 0 < δ < 1
-        Target δ.
-    sample_rate : float, 0 < q ≤ 1
-        Poisson sampling rate ``q``.
+    {target_epsilon, delta, sample_rate}
     steps : int, ≥ 1
         Number of steps.
     accountant : str
@@ -327,10 +323,7 @@ def opacus_noise_multiplier(
     float
         The noise multiplier σ.
 
-    Raises
-    ------
-    ValueError
-        If an argument lies outside its range (NaN and infinities included).
+    {raises_out_of_range}
     """
     import warnings
 
@@ -378,6 +371,7 @@ class GNMaxCalibration:
     min_order: float
 
 
+@shared_parameters(_PARAMETERS)
 def gnmax_noise_scale(
     epsilon: float, delta: float, max_order: float = 500.0, order_offset: float = 4.0
 ) -> GNMaxCalibration:
@@ -390,14 +384,7 @@ def gnmax_noise_scale(
 
     Parameters
     ----------
-    epsilon : float, ε > 0 and finite
-        Target ε.
-    delta : float, 0 < δ < 1
-        Target δ.
-    max_order : float, > λ_min
-        The orders stop below it.
-    order_offset : float, > 1
-        ``λ_min − log(1/δ)/ε``.
+    {epsilon, delta, max_order, order_offset}
 
     Returns
     -------
@@ -418,6 +405,7 @@ def gnmax_noise_scale(
     )
 
 
+@shared_parameters(_PARAMETERS)
 def gnmax_variance_curve(
     epsilon: float, delta: float, max_order: float = 500.0, order_offset: float = 4.0
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -428,14 +416,7 @@ def gnmax_variance_curve(
 
     Parameters
     ----------
-    epsilon : float, ε > 0 and finite
-        Target ε.
-    delta : float, 0 < δ < 1
-        Target δ.
-    max_order : float, > λ_min
-        The orders stop below it.
-    order_offset : float, > 1
-        ``λ_min − log(1/δ)/ε``.
+    {epsilon, delta, max_order, order_offset}
 
     Returns
     -------
@@ -460,6 +441,7 @@ def gnmax_variance_curve(
     return orders, orders / (epsilon - log_inverse_delta / (orders - 1.0))
 
 
+@shared_parameters(_PARAMETERS, RAISES)
 def gnmax_epsilon(sigma: float, delta: float, order: float) -> float:
     """``ε = λ/σ² + log(1/δ)/(λ − 1)``: GNMax's data-independent guarantee at order λ.
 
@@ -467,8 +449,7 @@ def gnmax_epsilon(sigma: float, delta: float, order: float) -> float:
     ----------
     sigma : float, σ > 0
         Standard deviation of the Gaussian noise on every vote count.
-    delta : float, 0 < δ < 1
-        Target δ.
+    {delta}
     order : float, λ > 1
         RDP order.
 
@@ -477,10 +458,7 @@ def gnmax_epsilon(sigma: float, delta: float, order: float) -> float:
     float
         ε of the ``(ε, δ)``-DP guarantee.
 
-    Raises
-    ------
-    ValueError
-        If an argument lies outside its range (NaN and infinities included).
+    {raises_out_of_range}
     """
     positive("sigma", sigma)
     _delta(delta)
@@ -489,6 +467,7 @@ def gnmax_epsilon(sigma: float, delta: float, order: float) -> float:
     return float(order / sigma**2 + np.log(1.0 / delta) / (order - 1.0))
 
 
+@shared_parameters(_PARAMETERS, RAISES)
 def opacus_epsilon(
     noise_multiplier: float, sample_rate: float, steps: int, delta: float, accountant: str = "prv"
 ) -> float:
@@ -496,14 +475,10 @@ def opacus_epsilon(
 
     Parameters
     ----------
-    noise_multiplier : float, σ > 0
-        Noise standard deviation over the clipping norm.
-    sample_rate : float, 0 < q ≤ 1
-        Poisson sampling rate ``q``.
+    {noise_multiplier, sample_rate}
     steps : int, ≥ 0
         Number of steps.
-    delta : float, 0 < δ < 1
-        Target δ.
+    {delta}
     accountant : str
         ``"prv"`` (Opacus' default and the authors' [I]) or ``"rdp"``.
 
@@ -512,10 +487,7 @@ def opacus_epsilon(
     float
         The accountant's ε.
 
-    Raises
-    ------
-    ValueError
-        If an argument lies outside its range (NaN and infinities included).
+    {raises_out_of_range}
     """
     import warnings
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpreplication.learning.models import check_labels, with_bias
+from dpreplication.docstrings import shared_parameters
+from dpreplication.learning.models import LEARNING_PARAMETERS, check_labels, with_bias
 from dpreplication.mechanisms.additive import laplace_mechanism, laplace_scale
 
 REGULARISATION_FACTOR = 5.0
@@ -39,6 +40,7 @@ def taylor_coefficients(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.nd
     return features.T @ features / 8.0, features.T @ (0.5 - check_labels(y, "lr"))
 
 
+@shared_parameters(LEARNING_PARAMETERS)
 def perturb_coefficients(
     quadratic: np.ndarray, linear: np.ndarray, epsilon: float, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -54,10 +56,7 @@ def perturb_coefficients(
         ``M``.
     linear : numpy.ndarray, shape (d,)
         ``b``.
-    epsilon : float, ε > 0 and finite
-        Privacy budget.
-    rng : numpy.random.Generator
-        Source of the Laplace noise.
+    {epsilon, rng}
 
     Returns
     -------
@@ -85,6 +84,7 @@ def quadratic_minimiser(
     return basis @ (-0.5 * (basis.T @ linear) / eigenvalues[keep])
 
 
+@shared_parameters(LEARNING_PARAMETERS)
 def fit_functional_mechanism(
     X: np.ndarray,
     y: np.ndarray,
@@ -103,14 +103,10 @@ def fit_functional_mechanism(
 
     Parameters
     ----------
-    X : numpy.ndarray, shape (n, d - 1), entries in [-1, 1]
-        Features without a bias column.
+    {X}
     y : numpy.ndarray, shape (n,), entries in {0, 1}
         Labels.
-    epsilon : float, ε > 0 and finite
-        Privacy budget.
-    rng : numpy.random.Generator
-        Source of the Laplace noise.
+    {epsilon, rng}
     regularisation_factor : float, ≥ 0
         Ridge in Laplace standard deviations (5, the authors' constant).
     eigenvalue_floor : float, ≥ 0

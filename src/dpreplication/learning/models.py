@@ -19,8 +19,23 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import linalg, optimize, special
 
+from dpreplication.docstrings import parameter_entries, shared_parameters
 from dpreplication.mechanisms.additive import laplace_mechanism
 from dpreplication.numerics import row_chunks
+
+LEARNING_PARAMETERS = parameter_entries(
+    """
+    X : numpy.ndarray, shape (n, d - 1), entries in [-1, 1]
+        Features without a bias column.
+    y_pm : numpy.ndarray, shape (n,), entries in {-1, +1}
+        Labels.
+    epsilon : float, ε > 0 and finite
+        Privacy budget.
+    rng : numpy.random.Generator
+        Source of the Laplace noise.
+    """
+)
+"""Numpydoc entries of the training data, budget and noise source that the private learners share."""
 
 TASKS = ("lr", "svm")
 SVM_SMOOTHING = (0.1, 0.01, 0.001)
@@ -307,6 +322,7 @@ def tune_svm_c(X, y_pm, folds, grid: Sequence[float] = SVM_C_GRID) -> float:
 # --------------------------------------------------------------------------- Majority
 
 
+@shared_parameters(LEARNING_PARAMETERS)
 def majority_classifier(y_train: np.ndarray, epsilon: float, rng: np.random.Generator, negative_label=None) -> float:
     """Majority baseline (spec §3.2): the constant label, chosen from a noisy count of positives.
 
@@ -319,10 +335,7 @@ def majority_classifier(y_train: np.ndarray, epsilon: float, rng: np.random.Gene
     ----------
     y_train : numpy.ndarray, shape (n,)
         Training labels, {0, 1} or {-1, +1}.
-    epsilon : float, ε > 0 and finite
-        Privacy budget.
-    rng : numpy.random.Generator
-        Source of the Laplace noise.
+    {epsilon, rng}
     negative_label : float or None
         Label returned for the negative class; ``None``: inferred from ``y_train`` as above.
 

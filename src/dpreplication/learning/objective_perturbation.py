@@ -22,7 +22,15 @@ import numpy as np
 from scipy import special
 
 from dpreplication.accounting.ledger import record_objective_perturbation
-from dpreplication.learning.models import PRIVATE_SVM_C, check_labels, huber_hinge, lbfgs_minimise, unit_norm_features
+from dpreplication.docstrings import shared_parameters
+from dpreplication.learning.models import (
+    LEARNING_PARAMETERS,
+    PRIVATE_SVM_C,
+    check_labels,
+    huber_hinge,
+    lbfgs_minimise,
+    unit_norm_features,
+)
 from dpreplication.validation import positive
 
 LOSSES = ("logistic", "huber")
@@ -112,6 +120,7 @@ def perturbed_erm_minimiser(
     return lbfgs_minimise(objective, np.zeros(signed.shape[1]), gtol, max_iter, f"PrivateERM ({loss})")
 
 
+@shared_parameters(LEARNING_PARAMETERS)
 def fit_private_erm(
     X: np.ndarray,
     y_pm: np.ndarray,
@@ -134,10 +143,7 @@ def fit_private_erm(
 
     Parameters
     ----------
-    X : numpy.ndarray, shape (n, d - 1), entries in [-1, 1]
-        Features without a bias column.
-    y_pm : numpy.ndarray, shape (n,), entries in {-1, +1}
-        Labels.
+    {X, y_pm}
     epsilon : float, ε > 0 and finite
         Privacy budget (``ValueError`` otherwise).
     rng : numpy.random.Generator

@@ -15,7 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpreplication.learning.models import PRIVATE_SVM_C, minimise_smoothed_hinge, unit_norm_features
+from dpreplication.docstrings import shared_parameters
+from dpreplication.learning.models import (
+    LEARNING_PARAMETERS,
+    PRIVATE_SVM_C,
+    minimise_smoothed_hinge,
+    unit_norm_features,
+)
 from dpreplication.mechanisms.additive import laplace_mechanism, laplace_scale
 
 LIPSCHITZ = 1.0
@@ -45,6 +51,7 @@ def fit_svm_weights(X: np.ndarray, y_pm: np.ndarray, C: float = PRIVATE_SVM_C, *
     return minimise_smoothed_hinge(features, y_pm, C / n, np.ones(d), **solver_options)
 
 
+@shared_parameters(LEARNING_PARAMETERS)
 def privatise_svm_weights(
     weights: np.ndarray, n: int, epsilon: float, rng: np.random.Generator, C: float = PRIVATE_SVM_C
 ) -> np.ndarray:
@@ -60,10 +67,7 @@ def privatise_svm_weights(
         ``w`` from :func:`fit_svm_weights`.
     n : int, ≥ 1
         Number of training tuples (public).
-    epsilon : float, ε > 0 and finite
-        Privacy budget.
-    rng : numpy.random.Generator
-        Source of the Laplace noise.
+    {epsilon, rng}
     C : float, C > 0
         The ``C`` of the fit.
 
@@ -77,6 +81,7 @@ def privatise_svm_weights(
     return noisy / np.sqrt(d)
 
 
+@shared_parameters(LEARNING_PARAMETERS)
 def fit_private_svm(
     X: np.ndarray, y_pm: np.ndarray, epsilon: float, rng: np.random.Generator, C: float = PRIVATE_SVM_C
 ) -> np.ndarray:
@@ -89,14 +94,7 @@ def fit_private_svm(
 
     Parameters
     ----------
-    X : numpy.ndarray, shape (n, d - 1), entries in [-1, 1]
-        Features without a bias column.
-    y_pm : numpy.ndarray, shape (n,), entries in {-1, +1}
-        Labels.
-    epsilon : float, ε > 0 and finite
-        Privacy budget.
-    rng : numpy.random.Generator
-        Source of the Laplace noise.
+    {X, y_pm, epsilon, rng}
     C : float, C > 0
         SVM loss weight (10 for every private SVM, spec §2.6).
 

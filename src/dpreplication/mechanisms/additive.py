@@ -28,12 +28,38 @@ import numpy as np
 from scipy import optimize, special
 
 from dpreplication.accounting.ledger import record_laplace
+from dpreplication.docstrings import parameter_entries, shared_parameters
 from dpreplication.numerics import log1mexp
-from dpreplication.validation import finite_array, positive, positive_array, privacy_parameters
+from dpreplication.validation import RAISES, finite_array, positive, positive_array, privacy_parameters
+
+_PARAMETERS = parameter_entries(
+    """
+    epsilon_prime : float or array_like
+        ``ε'``, real and finite (``ε' ≥ 0`` in DP use).
+    sigma : float or array_like
+        Noise standard deviation σ > 0 (finite).
+    epsilon : float or array_like
+        Privacy budget, ε > 0 (finite).
+    delta : float or array_like
+        Privacy parameter, 0 < δ < 1.
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the query.
+    x : float or array_like
+        Points at which to evaluate, any real.
+    """
+)
+
+_MOMENT_SIGMA = parameter_entries(
+    """
+    sigma : float or array_like
+        Standard deviation σ ≥ 0.
+    """
+)
 
 # --------------------------------------------------------------------------- privacy profiles
 
 
+@shared_parameters(_PARAMETERS)
 def log_gaussian_hockey_stick(epsilon_prime, shift, sigma) -> np.ndarray:
     """``ln H_{ε'}(d)`` for ``N(0, σ²)`` noise (Balle & Wang 2018, Thm 8), in log space.
 
@@ -44,12 +70,10 @@ def log_gaussian_hockey_stick(epsilon_prime, shift, sigma) -> np.ndarray:
 
     Parameters
     ----------
-    epsilon_prime : float or array_like
-        ``ε'``, real and finite (``ε' ≥ 0`` in DP use).
+    {epsilon_prime}
     shift : float or array_like
         Shift ``d ≠ 0`` (finite) between neighbouring query answers; only ``|d|`` enters.
-    sigma : float or array_like
-        Noise standard deviation σ > 0 (finite).
+    {sigma}
 
     Returns
     -------
@@ -68,6 +92,7 @@ def log_gaussian_hockey_stick(epsilon_prime, shift, sigma) -> np.ndarray:
     return np.where(safe, log_phi_a + log1mexp(np.where(safe, exponent, -1.0)), -np.inf)[()]
 
 
+@shared_parameters(_PARAMETERS)
 def gaussian_privacy_profile(epsilon_prime, sigma, sensitivity: float = 1.0) -> np.ndarray:
     """``δ(ε') = Φ(Δ/(2σ) - ε'σ/Δ) - e^{ε'} Φ(-Δ/(2σ) - ε'σ/Δ)``: the exact privacy profile of ``N(0, σ²)``.
 
@@ -76,23 +101,18 @@ def gaussian_privacy_profile(epsilon_prime, sigma, sensitivity: float = 1.0) -> 
 
     Parameters
     ----------
-    epsilon_prime : float or array_like
-        ``ε'``, real and finite (``ε' ≥ 0`` in DP use).
-    sigma : float or array_like
-        Noise standard deviation σ > 0 (finite).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the query.
+    {epsilon_prime, sigma, sensitivity}
     """
     return np.exp(log_gaussian_hockey_stick(epsilon_prime, positive("sensitivity", sensitivity), sigma))[()]
 
 
+@shared_parameters(_PARAMETERS)
 def laplace_privacy_profile(epsilon_prime, epsilon, sensitivity: float = 1.0) -> np.ndarray:
     """``δ(ε') = max(0, 1 - e^{(ε' - ε)/2})`` of ``Laplace(Δ/ε)`` at shift Δ (ε-DP: ``δ(ε) = 0``).
 
     Parameters
     ----------
-    epsilon_prime : float or array_like
-        ``ε'``, real and finite (``ε' ≥ 0`` in DP use).
+    {epsilon_prime}
     epsilon : float or array_like
         Budget of the Laplace mechanism, ε > 0 (finite; ``ValueError`` otherwise).
     sensitivity : float
@@ -107,6 +127,7 @@ def laplace_privacy_profile(epsilon_prime, epsilon, sensitivity: float = 1.0) ->
 # --------------------------------------------------------------------------- Gaussian calibrations
 
 
+@shared_parameters(_PARAMETERS, RAISES)
 def analytic_gaussian_sigma(epsilon, delta, sensitivity: float = 1.0, iterations: int = 64) -> np.ndarray:
     """Smallest σ with ``N(0, σ²)`` (ε, δ)-DP: the analytic Gaussian (Balle & Wang 2018, Thm 8; spec §7).
 
@@ -120,10 +141,7 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity: float = 1.0, iterations
     ----------
     epsilon : float or array_like
         Privacy budget, ε > 0 and finite; broadcast with ``delta``.
-    delta : float or array_like
-        Privacy parameter, 0 < δ < 1.
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the query.
+    {delta, sensitivity}
     iterations : int
         Number of bisection halvings, ``iterations ≥ 0``; 64 reach float resolution.
 
@@ -132,10 +150,7 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity: float = 1.0, iterations
     float or ndarray
         σ, a numpy scalar for scalar input.
 
-    Raises
-    ------
-    ValueError
-        If ``ε``, ``δ`` or Δ lies outside its range.
+    {raises_privacy_out_of_range}
 
     Examples
     --------
@@ -156,6 +171,7 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity: float = 1.0, iterations
     return (sens * np.exp(0.5 * (lo + hi)))[()]
 
 
+@shared_parameters(_PARAMETERS)
 def analytic_gaussian_sigma_algorithm1(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
     """Balle & Wang's Algorithm 1 for one ``(ε, δ)`` — a scalar reference for the vectorised solver.
 
@@ -171,8 +187,7 @@ def analytic_gaussian_sigma_algorithm1(epsilon: float, delta: float, sensitivity
         Privacy budget, ε > 0 (a scalar).
     delta : float
         Privacy parameter, 0 < δ < 1 (a scalar).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the query.
+    {sensitivity}
 
     Returns
     -------
@@ -206,6 +221,7 @@ def analytic_gaussian_sigma_algorithm1(epsilon: float, delta: float, sensitivity
     return float(alpha * sens / np.sqrt(2.0 * eps))
 
 
+@shared_parameters(_PARAMETERS)
 def classic_gaussian_sigma(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
     """``σ_cl = Δ √(2 ln(1.25/δ)) / ε`` (Dwork & Roth Thm A.1): (ε, δ)-DP only for ``ε < 1``.
 
@@ -215,10 +231,7 @@ def classic_gaussian_sigma(epsilon, delta, sensitivity: float = 1.0) -> np.ndarr
     ----------
     epsilon : float or array_like
         Privacy budget, ε > 0; the guarantee needs ε < 1.
-    delta : float or array_like
-        Privacy parameter, 0 < δ < 1.
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the query.
+    {delta, sensitivity}
 
     Examples
     --------
@@ -230,28 +243,29 @@ def classic_gaussian_sigma(epsilon, delta, sensitivity: float = 1.0) -> np.ndarr
     return (positive("sensitivity", sensitivity) * np.sqrt(2.0 * np.log(1.25 / dlt)) / eps)[()]
 
 
+@shared_parameters(_MOMENT_SIGMA)
 def gaussian_amplitude(sigma) -> np.ndarray:
     """``E|X| = σ √(2/π)`` for ``X ~ N(0, σ²)``.
 
     Parameters
     ----------
-    sigma : float or array_like
-        Standard deviation σ ≥ 0.
+    {sigma}
     """
     return (np.asarray(sigma, dtype=float) * np.sqrt(2.0 / np.pi))[()]
 
 
+@shared_parameters(_MOMENT_SIGMA)
 def gaussian_power(sigma) -> np.ndarray:
     """``E X² = σ²`` for ``X ~ N(0, σ²)``.
 
     Parameters
     ----------
-    sigma : float or array_like
-        Standard deviation σ ≥ 0.
+    {sigma}
     """
     return (np.asarray(sigma, dtype=float) ** 2)[()]
 
 
+@shared_parameters(_PARAMETERS)
 def gaussian_pdf(x, sigma) -> np.ndarray:
     """Density ``e^{-x²/(2σ²)} / (σ √(2π))`` of the Gaussian noise ``N(0, σ²)``.
 
@@ -259,8 +273,7 @@ def gaussian_pdf(x, sigma) -> np.ndarray:
 
     Parameters
     ----------
-    x : float or array_like
-        Points at which to evaluate, any real.
+    {x}
     sigma : float
         Standard deviation σ > 0 and finite (a scalar; ``ValueError`` otherwise).
     """
@@ -268,6 +281,7 @@ def gaussian_pdf(x, sigma) -> np.ndarray:
     return (np.exp(-0.5 * (x / sigma) ** 2) / (sigma * np.sqrt(2.0 * np.pi)))[()]
 
 
+@shared_parameters(_PARAMETERS)
 def laplace_scale(epsilon, sensitivity: float = 1.0) -> np.ndarray:
     """Scale ``b = Δ/ε`` of the Laplace mechanism: ε-DP (δ = 0; Dwork & Roth, Theorem 3.6).
 
@@ -275,19 +289,18 @@ def laplace_scale(epsilon, sensitivity: float = 1.0) -> np.ndarray:
     ----------
     epsilon : float or array_like
         Privacy budget, ε > 0 (finite; ``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the query.
+    {sensitivity}
     """
     return (positive("sensitivity", sensitivity) / positive_array("epsilon", epsilon))[()]
 
 
+@shared_parameters(_PARAMETERS)
 def laplace_pdf(x, scale) -> np.ndarray:
     """Density ``e^{-|x|/b} / (2b)`` of the Laplace noise with scale ``b`` (``b = Δ/ε``: ε-DP).
 
     Parameters
     ----------
-    x : float or array_like
-        Points at which to evaluate, any real.
+    {x}
     scale : float
         Scale ``b > 0`` and finite (a scalar; ``ValueError`` otherwise).
     """
@@ -329,27 +342,23 @@ def laplace_mechanism(value, epsilon: float, rng: np.random.Generator, sensitivi
     return (value + rng.laplace(0.0, scale, size=value.shape))[()]
 
 
+@shared_parameters(_PARAMETERS)
 def laplace_amplitude(epsilon, sensitivity: float = 1.0) -> np.ndarray:
     """``E|X| = Δ/ε`` of ``Laplace(Δ/ε)`` (ε-DP).
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0 (finite).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the query.
+    {epsilon, sensitivity}
     """
     return laplace_scale(epsilon, sensitivity)
 
 
+@shared_parameters(_PARAMETERS)
 def laplace_power(epsilon, sensitivity: float = 1.0) -> np.ndarray:
     """``E X² = 2Δ²/ε²`` of ``Laplace(Δ/ε)`` (ε-DP).
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0 (finite).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the query.
+    {epsilon, sensitivity}
     """
     return (2.0 * np.asarray(laplace_scale(epsilon, sensitivity)) ** 2)[()]

@@ -29,12 +29,42 @@ from math import factorial
 import numpy as np
 from scipy import optimize
 
+from dpreplication.docstrings import parameter_entries, shared_parameters
 from dpreplication.mechanisms.truncated_laplace import (
     calibrate_truncated_laplace,
     truncated_laplace_amplitude,
     truncated_laplace_power,
 )
 from dpreplication.validation import positive, positive_array, privacy_delta
+
+_DELTA = parameter_entries(
+    """
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
+    """
+)
+_BOUND_PARAMETERS = {
+    **_DELTA,
+    **parameter_entries(
+        """
+        epsilon : float or array_like
+            Privacy budget, ε > 0; broadcast with ``delta``.
+        sensitivity : float
+            Sensitivity Δ > 0 of the query.
+        """
+    ),
+}
+_LIMIT_PARAMETERS = {
+    **_DELTA,
+    **parameter_entries(
+        """
+        epsilon : float or array_like
+            Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
+        sensitivity : float
+            Sensitivity Δ > 0 (finite) of the query.
+        """
+    ),
+}
 
 _SERIES_SWITCH = 0.5
 _SERIES_TERMS = 24
@@ -112,6 +142,7 @@ def _lower_bound_terms(epsilon, delta, sensitivity):
     return cal, eps, c, n, m, w, s0, s1
 
 
+@shared_parameters(_BOUND_PARAMETERS)
 def amplitude_upper_bound(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
     """``V_up = (Δ/ε)[1 - (2δ/(e^ε - 1)) ln(1 + (e^ε - 1)/(2δ))]`` (eq. 5, Thm 2).
 
@@ -119,31 +150,23 @@ def amplitude_upper_bound(epsilon, delta, sensitivity: float = 1.0) -> np.ndarra
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0; broadcast with ``delta``.
-    delta : float or array_like
-        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 of the query.
+    {epsilon, delta, sensitivity}
     """
     return truncated_laplace_amplitude(epsilon, delta, sensitivity)
 
 
+@shared_parameters(_BOUND_PARAMETERS)
 def power_upper_bound(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
     """``D_up = 2λ² - (2δ/(e^ε - 1))(A² + 2λA)`` (eq. 7, Thm 3): E X² of the truncated Laplacian.
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0; broadcast with ``delta``.
-    delta : float or array_like
-        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 of the query.
+    {epsilon, delta, sensitivity}
     """
     return truncated_laplace_power(epsilon, delta, sensitivity)
 
 
+@shared_parameters(_LIMIT_PARAMETERS)
 def amplitude_upper_bound_joint_limit(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
     """Eq. (6), reconstructed: ``V_up ≈ (Δ/ε)[1 - (2δ/ε) ln(1 + ε/(2δ))]`` as ``(ε, δ) → (0, 0)``.
 
@@ -155,14 +178,14 @@ def amplitude_upper_bound_joint_limit(epsilon, delta, sensitivity: float = 1.0) 
         ε > 0 and finite; the approximation is for small ε.
     delta : float or array_like
         δ > 0 and finite; the approximation is for small δ.
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the query.
+    {sensitivity}
     """
     eps = positive_array("epsilon", epsilon)
     ratio = eps / (2.0 * positive_array("delta", delta))
     return (positive("sensitivity", sensitivity) / eps * -np.expm1(np.log(np.log1p(ratio)) - np.log(ratio)))[()]
 
 
+@shared_parameters(_BOUND_PARAMETERS)
 def amplitude_lower_bound(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
     """Reconstructed lower bound ``V_low = 2Δ[(½ + c)(1 - e^{-mε})/(e^ε - 1) - c m]`` (spec eq. 11*).
 
@@ -173,12 +196,7 @@ def amplitude_lower_bound(epsilon, delta, sensitivity: float = 1.0) -> np.ndarra
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0; broadcast with ``delta``.
-    delta : float or array_like
-        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 of the query.
+    {epsilon, delta, sensitivity}
     """
     cal, eps, c, n, m, w, s0, s1 = _lower_bound_terms(epsilon, delta, sensitivity)
     scale = 2.0 * cal.sensitivity
@@ -188,6 +206,7 @@ def amplitude_lower_bound(epsilon, delta, sensitivity: float = 1.0) -> np.ndarra
     return np.where(gap <= 0.5 * upper, upper - gap, np.maximum(direct, 0.0))[()]
 
 
+@shared_parameters(_BOUND_PARAMETERS)
 def power_lower_bound(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
     """Reconstructed lower bound ``D_low = 2Δ²[(½ + c)(2S₁ - S₀) - c m²]`` (spec eq. 12*).
 
@@ -196,12 +215,7 @@ def power_lower_bound(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0; broadcast with ``delta``.
-    delta : float or array_like
-        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 of the query.
+    {epsilon, delta, sensitivity}
     """
     cal, eps, c, n, m, w, s0, s1 = _lower_bound_terms(epsilon, delta, sensitivity)
     scale = 2.0 * cal.sensitivity**2
@@ -216,83 +230,76 @@ def power_lower_bound(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
 # --------------------------------------------------------------------------- tightness (Thms 6, 7)
 
 
+@shared_parameters(_BOUND_PARAMETERS)
 def amplitude_bound_ratio(epsilon, delta) -> np.ndarray:
     """``V_low/V_up`` (Δ-free); → 1 in every regime of Thm 6 except ``δ → 0`` at fixed ε.
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0; broadcast with ``delta``.
-    delta : float or array_like
-        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
+    {epsilon, delta}
     """
     return (amplitude_lower_bound(epsilon, delta) / amplitude_upper_bound(epsilon, delta))[()]
 
 
+@shared_parameters(_BOUND_PARAMETERS)
 def power_bound_ratio(epsilon, delta) -> np.ndarray:
     """``D_low/D_up`` (Δ-free); → 1 in the regimes of Thm 7.
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0; broadcast with ``delta``.
-    delta : float or array_like
-        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
+    {epsilon, delta}
     """
     return (power_lower_bound(epsilon, delta) / power_upper_bound(epsilon, delta))[()]
 
 
+@shared_parameters(_LIMIT_PARAMETERS)
 def amplitude_lower_bound_small_delta_limit(epsilon, sensitivity: float = 1.0) -> np.ndarray:
     """Thm 6.1: ``V_low → Δ/(e^ε - 1)`` as ``δ → 0`` (while ``V_up → Δ/ε``).
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the query.
+    {epsilon, sensitivity}
     """
     return (positive("sensitivity", sensitivity) / np.expm1(positive_array("epsilon", epsilon)))[()]
 
 
+@shared_parameters(_LIMIT_PARAMETERS)
 def power_lower_bound_small_delta_limit(epsilon, sensitivity: float = 1.0) -> np.ndarray:
     """Thm 7.1: ``D_low → Δ²(e^ε + 1)/(e^ε - 1)²`` as ``δ → 0`` (while ``D_up → 2Δ²/ε²``).
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the query.
+    {epsilon, sensitivity}
     """
     eps = positive_array("epsilon", epsilon)
     return (positive("sensitivity", sensitivity) ** 2 * (np.exp(eps) + 1.0) / np.expm1(eps) ** 2)[()]
 
 
+@shared_parameters(_LIMIT_PARAMETERS)
 def amplitude_ratio_small_delta_limit(epsilon) -> np.ndarray:
     """Thm 6.1: ``V_low/V_up → ε/(e^ε - 1)`` as ``δ → 0`` (→ 1 as ε → 0).
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
+    {epsilon}
     """
     eps = positive_array("epsilon", epsilon)
     return (eps / np.expm1(eps))[()]
 
 
+@shared_parameters(_LIMIT_PARAMETERS)
 def power_ratio_small_delta_limit(epsilon) -> np.ndarray:
     """Thm 7.1: ``D_low/D_up → ε²(e^ε + 1)/(2(e^ε - 1)²)`` as ``δ → 0`` (→ 1 as ε → 0).
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
+    {epsilon}
     """
     eps = positive_array("epsilon", epsilon)
     return (eps**2 * (np.exp(eps) + 1.0) / (2.0 * np.expm1(eps) ** 2))[()]
 
 
+@shared_parameters(_LIMIT_PARAMETERS)
 def amplitude_lower_bound_small_epsilon_limit(delta, sensitivity: float = 1.0) -> np.ndarray:
     """Thm 6.2: ``lim_{ε→0} V_low = 2Δδ(mn - m(m+1)/2)``, ``n = 1/(2δ)``, ``m = ⌊n⌋``.
 
@@ -300,10 +307,7 @@ def amplitude_lower_bound_small_epsilon_limit(delta, sensitivity: float = 1.0) -
 
     Parameters
     ----------
-    delta : float or array_like
-        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the query.
+    {delta, sensitivity}
     """
     dlt = privacy_delta(delta, delta_max=0.5)
     n = 0.5 / dlt
@@ -311,6 +315,7 @@ def amplitude_lower_bound_small_epsilon_limit(delta, sensitivity: float = 1.0) -
     return (2.0 * positive("sensitivity", sensitivity) * dlt * (m * n - m * (m + 1) / 2.0))[()]
 
 
+@shared_parameters(_LIMIT_PARAMETERS)
 def power_lower_bound_small_epsilon_limit(delta, sensitivity: float = 1.0) -> np.ndarray:
     """Thm 7.2: ``lim_{ε→0} D_low = 2Δ²δ Σ_{j≤m} (2j - 1)(n - j)``, ``n = 1/(2δ)``.
 
@@ -318,10 +323,7 @@ def power_lower_bound_small_epsilon_limit(delta, sensitivity: float = 1.0) -> np
 
     Parameters
     ----------
-    delta : float or array_like
-        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the query.
+    {delta, sensitivity}
     """
     dlt = privacy_delta(delta, delta_max=0.5)
     n = 0.5 / dlt
@@ -330,24 +332,24 @@ def power_lower_bound_small_epsilon_limit(delta, sensitivity: float = 1.0) -> np
     return (2.0 * positive("sensitivity", sensitivity) ** 2 * dlt * weighted)[()]
 
 
+@shared_parameters(_BOUND_PARAMETERS)
 def amplitude_ratio_small_epsilon_limit(delta) -> np.ndarray:
     """Thm 6.2: ``V_low/V_up → 1 - 2δ`` as ``ε → 0`` (exact when ``1/(2δ)`` is an integer).
 
     Parameters
     ----------
-    delta : float or array_like
-        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
+    {delta}
     """
     return (1.0 - 2.0 * privacy_delta(delta, delta_max=0.5))[()]
 
 
+@shared_parameters(_BOUND_PARAMETERS)
 def power_ratio_small_epsilon_limit(delta) -> np.ndarray:
     """Thm 7.2: ``D_low/D_up → (1 - δ)(1 - 2δ)`` as ``ε → 0`` (exact when ``1/(2δ)`` is an integer).
 
     Parameters
     ----------
-    delta : float or array_like
-        Privacy parameter, 0 < δ < ½ (``ValueError`` otherwise).
+    {delta}
     """
     dlt = privacy_delta(delta, delta_max=0.5)
     return ((1.0 - dlt) * (1.0 - 2.0 * dlt))[()]

@@ -29,8 +29,24 @@ from typing import Literal
 
 import numpy as np
 
+from dpreplication.docstrings import parameter_entries, shared_parameters
 from dpreplication.mechanisms import selection, selection_sampling
 from dpreplication.validation import non_negative
+
+_PARAMETERS = parameter_entries(
+    """
+    tuple_scores : array_like of shape (|T|, |Ω|)
+        Finite ``q[t, ω]``: rows the tuples ``t`` of the domain, columns the candidates ``ω``.
+    scores : array_like of shape (m,)
+        Finite scores ``f(D, ω)`` of the ``m ≥ 1`` candidates.
+    epsilon : float
+        Privacy budget, ε > 0 (finite).
+    dampening : float
+        Dampening factor Δ > 0 (finite): ``min(Δ1, Δ2)`` for EEM, ``Δ1`` for EM (Eqs. 6, 7).
+    selector : {"exponential_mechanism", "rnm_exp"}
+        The exponential mechanism (Gumbel-max) or report-noisy-max with exponential noise.
+    """
+)
 
 Selector = Literal["exponential_mechanism", "rnm_exp"]
 SELECTORS: dict[str, str] = {"exponential_mechanism": "gumbel", "rnm_exp": "exponential"}
@@ -72,6 +88,7 @@ def dampening_factor(delta1: float, delta2: float, rule: Dampening = "eem") -> f
     raise ValueError(f"dampening rule must be 'eem' or 'em', got {rule!r}")
 
 
+@shared_parameters(_PARAMETERS)
 def exact_dampening(tuple_scores) -> tuple[float, float]:
     """Exact ``(Δ1, Δ2)`` of Eq. 7 and 8 from ``q[t, ω]`` over a *finite* tuple domain.
 
@@ -80,8 +97,7 @@ def exact_dampening(tuple_scores) -> tuple[float, float]:
 
     Parameters
     ----------
-    tuple_scores : array_like of shape (|T|, |Ω|)
-        Finite ``q[t, ω]``: rows the tuples ``t`` of the domain, columns the candidates ``ω``.
+    {tuple_scores}
 
     Returns
     -------
@@ -92,6 +108,7 @@ def exact_dampening(tuple_scores) -> tuple[float, float]:
     return 2.0 * float(np.ptp(q, axis=0).max()), 2.0 * float(np.ptp(q, axis=1).max())
 
 
+@shared_parameters(_PARAMETERS)
 def tight_dampening(tuple_scores) -> float:
     """``Δ* = max_{t,t',ω,ω'} [q(t,ω) - q(t,ω') - q(t',ω) + q(t',ω')] ≤ min(Δ1, Δ2)`` (spec §9).
 
@@ -101,8 +118,7 @@ def tight_dampening(tuple_scores) -> float:
 
     Parameters
     ----------
-    tuple_scores : array_like of shape (|T|, |Ω|)
-        Finite ``q[t, ω]``: rows the tuples ``t`` of the domain, columns the candidates ``ω``.
+    {tuple_scores}
 
     Returns
     -------
@@ -113,6 +129,7 @@ def tight_dampening(tuple_scores) -> float:
     return float(max(np.ptp(q[t] - q, axis=1).max() for t in range(len(q))))
 
 
+@shared_parameters(_PARAMETERS)
 def selection_pmf(scores, epsilon: float, dampening: float, selector: Selector = "exponential_mechanism") -> np.ndarray:
     """Exact output distribution of one selection with budget ``ε`` and dampening ``Δ``.
 
@@ -121,14 +138,7 @@ def selection_pmf(scores, epsilon: float, dampening: float, selector: Selector =
 
     Parameters
     ----------
-    scores : array_like of shape (m,)
-        Finite scores ``f(D, ω)`` of the ``m ≥ 1`` candidates.
-    epsilon : float
-        Privacy budget, ε > 0 (finite).
-    dampening : float
-        Dampening factor Δ > 0 (finite): ``min(Δ1, Δ2)`` for EEM, ``Δ1`` for EM (Eqs. 6, 7).
-    selector : {"exponential_mechanism", "rnm_exp"}
-        The exponential mechanism (Gumbel-max) or report-noisy-max with exponential noise.
+    {scores, epsilon, dampening, selector}
 
     Returns
     -------
@@ -148,6 +158,7 @@ def selection_pmf(scores, epsilon: float, dampening: float, selector: Selector =
     raise ValueError(f"selector must be one of {sorted(SELECTORS)}, got {selector!r}")
 
 
+@shared_parameters(_PARAMETERS)
 def select(
     scores,
     epsilon: float,
@@ -166,18 +177,15 @@ def select(
 
     Parameters
     ----------
-    scores : array_like of shape (m,)
-        Finite scores ``f(D, ω)`` of the ``m ≥ 1`` candidates.
+    {scores}
     epsilon : float
         Total privacy budget, ε > 0 (finite); each draw spends ``ε/k``.
-    dampening : float
-        Dampening factor Δ > 0 (finite): ``min(Δ1, Δ2)`` for EEM, ``Δ1`` for EM (Eqs. 6, 7).
+    {dampening}
     k : int
         Number of candidates to select, ``1 ≤ k ≤ m`` (``ValueError`` otherwise).
     rng : numpy.random.Generator
         Source of the Gumbel or exponential noise.
-    selector : {"exponential_mechanism", "rnm_exp"}
-        The exponential mechanism (Gumbel-max) or report-noisy-max with exponential noise.
+    {selector}
 
     Returns
     -------
@@ -207,6 +215,7 @@ def select(
     return chosen
 
 
+@shared_parameters(_PARAMETERS)
 def privacy_loss(
     scores, neighbour_scores, epsilon: float, dampening: float, selector: Selector = "exponential_mechanism"
 ) -> float:
@@ -222,12 +231,7 @@ def privacy_loss(
         Finite scores ``f(D, ·)``.
     neighbour_scores : array_like of shape (..., m)
         Finite scores ``f(D', ·)`` of one or more neighbours ``D'``.
-    epsilon : float
-        Privacy budget, ε > 0 (finite).
-    dampening : float
-        Dampening factor Δ > 0 (finite): ``min(Δ1, Δ2)`` for EEM, ``Δ1`` for EM (Eqs. 6, 7).
-    selector : {"exponential_mechanism", "rnm_exp"}
-        The exponential mechanism (Gumbel-max) or report-noisy-max with exponential noise.
+    {epsilon, dampening, selector}
 
     Returns
     -------

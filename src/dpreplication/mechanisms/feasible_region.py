@@ -20,9 +20,30 @@ from functools import lru_cache
 import numpy as np
 from scipy import special
 
-from dpreplication.mechanisms.majority import majority_signs, validate_ensemble_size
+from dpreplication.docstrings import parameter_entries, shared_parameters
+from dpreplication.mechanisms.majority import DARRM_PARAMETERS, majority_signs, validate_ensemble_size
 from dpreplication.numerics import row_chunks
-from dpreplication.validation import in_unit_interval, non_negative
+from dpreplication.validation import RAISES, in_unit_interval, non_negative
+
+_REGION_PARAMETERS = parameter_entries(
+    """
+    epsilon : float
+        ε ≥ 0 of each binary mechanism, finite.
+    Delta : float
+        Δ of each binary mechanism, ``0 ≤ Δ ≤ 1`` (``ValueError`` otherwise).
+    """
+)
+
+_TARGET_PARAMETERS = parameter_entries(
+    """
+    alpha_prime : array_like of shape (..., K + 1)
+        Vote-count pmfs on ``D'``.
+    m : float
+        Budget multiple, ``m ≥ 0`` and finite: the target is ``(mε, δ)``-DP.
+    epsilon : float
+        ε ≥ 0 of each mechanism, finite.
+    """
+)
 
 
 def _region(epsilon: float, Delta: float) -> None:
@@ -63,6 +84,7 @@ def feasible_region_vertices(epsilon: float, Delta: float = 0.0) -> np.ndarray:
     return np.array(vertices, dtype=float)
 
 
+@shared_parameters(_REGION_PARAMETERS)
 def feasible_interval(p, epsilon: float, Delta: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """``[lo, hi]`` of the ``p'`` with ``(p, p') ∈ F``: the four DP inequalities of spec §1.1.
 
@@ -70,10 +92,7 @@ def feasible_interval(p, epsilon: float, Delta: float = 0.0) -> tuple[np.ndarray
     ----------
     p : float or array_like
         ``Pr[M(D) = 1] ∈ [0, 1]``.
-    epsilon : float
-        ε ≥ 0 of each binary mechanism, finite.
-    Delta : float
-        Δ of each binary mechanism, ``0 ≤ Δ ≤ 1`` (``ValueError`` otherwise).
+    {epsilon, Delta}
 
     Returns
     -------
@@ -88,15 +107,13 @@ def feasible_interval(p, epsilon: float, Delta: float = 0.0) -> tuple[np.ndarray
     return lo, hi
 
 
+@shared_parameters(_REGION_PARAMETERS)
 def feasible_region_boundaries(epsilon: float, Delta: float = 0.0) -> dict[str, tuple[str, Callable]]:
     """Return the four DP boundary lines of F as ``p' = b(p)``, labelled (a)–(d) in the spec's order.
 
     Parameters
     ----------
-    epsilon : float
-        ε ≥ 0 of each binary mechanism, finite.
-    Delta : float
-        Δ of each binary mechanism, ``0 ≤ Δ ≤ 1`` (``ValueError`` otherwise).
+    {epsilon, Delta}
 
     Returns
     -------
@@ -113,6 +130,7 @@ def feasible_region_boundaries(epsilon: float, Delta: float = 0.0) -> dict[str, 
     }
 
 
+@shared_parameters(_REGION_PARAMETERS)
 def sample_feasible_pairs(
     n: int,
     K: int,
@@ -136,10 +154,7 @@ def sample_feasible_pairs(
         Number of rows, ``n ≥ 0``.
     K : int
         Number of mechanisms per row, ``K ≥ 1``.
-    epsilon : float
-        ε ≥ 0 of each binary mechanism, finite.
-    Delta : float
-        Δ of each binary mechanism, ``0 ≤ Δ ≤ 1`` (``ValueError`` otherwise).
+    {epsilon, Delta}
     rng : numpy.random.Generator
         Source of the points.
     near_vertex_fraction : float
@@ -286,6 +301,7 @@ def _add_vertex_counts(counts, sums, alpha, alpha_prime, p, p_prime, K):
 
 
 @lru_cache(maxsize=8)
+@shared_parameters(_REGION_PARAMETERS, DARRM_PARAMETERS)
 def vertex_multisets(K: int, epsilon: float, Delta: float = 0.0) -> VertexMultisets:
     """All ``C(K+V−1, V−1)`` vertex multisets of F^K with their pmfs (Lemma 5.1 reduction).
 
@@ -293,12 +309,7 @@ def vertex_multisets(K: int, epsilon: float, Delta: float = 0.0) -> VertexMultis
 
     Parameters
     ----------
-    K : int
-        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
-    epsilon : float
-        ε ≥ 0 of each binary mechanism, finite.
-    Delta : float
-        Δ of each binary mechanism, ``0 ≤ Δ ≤ 1`` (``ValueError`` otherwise).
+    {K, epsilon, Delta}
 
     Returns
     -------
@@ -336,22 +347,17 @@ def number_of_vertex_multisets(K: int, Delta: float) -> int:
     return int(special.comb(K + n_vertices - 1, n_vertices - 1, exact=True))
 
 
+@shared_parameters(_TARGET_PARAMETERS, RAISES)
 def privacy_budget(m: float, epsilon: float, delta: float) -> float:
     """Right-hand side ``e^{mε} − 1 + 2δ`` of the DP condition ``f ≤ ·`` (spec §1.1).
 
     Parameters
     ----------
-    m : float
-        Budget multiple, ``m ≥ 0`` and finite: the target is ``(mε, δ)``-DP.
-    epsilon : float
-        ε ≥ 0 of each mechanism, finite.
+    {m, epsilon}
     delta : float
         Target δ, ``0 ≤ δ < 1``.
 
-    Raises
-    ------
-    ValueError
-        If an argument lies outside its range (NaN and infinities included).
+    {raises_out_of_range}
     """
     non_negative("m", m)
     non_negative("epsilon", epsilon)
@@ -359,6 +365,7 @@ def privacy_budget(m: float, epsilon: float, delta: float) -> float:
     return float(np.expm1(m * epsilon) + 2.0 * delta)
 
 
+@shared_parameters(_TARGET_PARAMETERS, DARRM_PARAMETERS)
 def privacy_cost(gamma, alpha, alpha_prime, m: float, epsilon: float) -> np.ndarray:
     """``f(p, p'; γ) = Σ_l s_l (α_l − e^{mε} α'_l) γ(l)`` (App. C.1) for rows of pmfs.
 
@@ -366,16 +373,10 @@ def privacy_cost(gamma, alpha, alpha_prime, m: float, epsilon: float) -> np.ndar
 
     Parameters
     ----------
-    gamma : array_like of shape (K + 1,)
-        ``γ(0..K)``, each in ``[0, 1]``; ``K`` odd.
+    {gamma}
     alpha : array_like of shape (..., K + 1)
         Vote-count pmfs on ``D``.
-    alpha_prime : array_like of shape (..., K + 1)
-        Vote-count pmfs on ``D'``.
-    m : float
-        Budget multiple, ``m ≥ 0`` and finite: the target is ``(mε, δ)``-DP.
-    epsilon : float
-        ε ≥ 0 of each mechanism, finite.
+    {alpha_prime, m, epsilon}
 
     Returns
     -------
@@ -389,6 +390,7 @@ def privacy_cost(gamma, alpha, alpha_prime, m: float, epsilon: float) -> np.ndar
     return alpha @ weights - np.exp(m * epsilon) * (np.asarray(alpha_prime, dtype=float) @ weights)
 
 
+@shared_parameters(_TARGET_PARAMETERS)
 def folded_constraint_rows(alpha, alpha_prime, m: float, epsilon: float) -> np.ndarray:
     """Rows of the LP on ``x = γ((K+1)/2..K)``: ``R_j = r_l + r_{K−l}`` with ``r_l = s_l(α_l − e^{mε}α'_l)``.
 
@@ -398,12 +400,7 @@ def folded_constraint_rows(alpha, alpha_prime, m: float, epsilon: float) -> np.n
     ----------
     alpha : array_like of shape (..., K + 1)
         Vote-count pmfs on ``D``; ``K`` odd.
-    alpha_prime : array_like of shape (..., K + 1)
-        Vote-count pmfs on ``D'``.
-    m : float
-        Budget multiple, ``m ≥ 0`` and finite: the target is ``(mε, δ)``-DP.
-    epsilon : float
-        ε ≥ 0 of each mechanism, finite.
+    {alpha_prime, m, epsilon}
 
     Returns
     -------

@@ -37,7 +37,48 @@ import numpy as np
 from scipy import stats
 
 from dpreplication.accounting.ledger import active_ledger
-from dpreplication.validation import in_unit_interval, non_negative, positive
+from dpreplication.docstrings import parameter_entries, shared_parameters
+from dpreplication.validation import RAISES, in_unit_interval, non_negative, positive
+
+DARRM_PARAMETERS = parameter_entries(
+    """
+    K : int
+        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
+    gamma : array_like of shape (K + 1,)
+        ``γ(0..K)``, each in ``[0, 1]``; ``K`` odd.
+    alpha : array_like of shape (..., K + 1)
+        Vote-count pmfs ``α_l``; ``K`` odd.
+    """
+)
+"""Numpydoc entries of DaRRM's ``K``, noise function ``gamma`` and vote-count pmfs ``alpha`` (every DaRRM module)."""
+
+DARRM_RESULT_FIELDS = parameter_entries(
+    """
+    K : int
+        Number of mechanisms.
+    m : float
+        Target budget multiplier.
+    epsilon : float
+        ε of each mechanism.
+    Delta : float
+        δ of each mechanism (the spec's Δ).
+    """
+)
+"""Numpydoc entries of the DaRRM setting as fields of a result (a privacy report, an LP's γ_opt)."""
+
+_PARAMETERS = {
+    **DARRM_PARAMETERS,
+    **parameter_entries(
+        """
+        m : int
+            Number of subsampled mechanisms, ``1 ≤ m ≤ K`` (``ValueError`` otherwise).
+        voter_epsilon : float, ε > 0
+            ε of each voting mechanism (as in :func:`sample_darrm`).
+        voter_delta : float, 0 ≤ Δ < 1
+            δ of each voting mechanism.
+        """
+    ),
+}
 
 # --------------------------------------------------------------------------- basics
 
@@ -56,13 +97,13 @@ def validate_ensemble_size(K: int) -> int:
     return int(K)
 
 
+@shared_parameters(_PARAMETERS)
 def majority_signs(K: int) -> np.ndarray:
     """``s_l = +1`` for ``l > K/2`` and ``−1`` for ``l < K/2``, ``l = 0..K``.
 
     Parameters
     ----------
-    K : int
-        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
+    {K}
 
     Returns
     -------
@@ -85,13 +126,13 @@ def symmetric_gamma(upper_half) -> np.ndarray:
     return np.concatenate([x[::-1], x])
 
 
+@shared_parameters(_PARAMETERS)
 def gamma_upper_half(gamma) -> np.ndarray:
     """``γ((K+1)/2..K)`` of a full ``γ(0..K)``.
 
     Parameters
     ----------
-    gamma : array_like of shape (K + 1,)
-        ``γ(0..K)``, each in ``[0, 1]``; ``K`` odd.
+    {gamma}
     """
     g = np.asarray(gamma, dtype=float)
     return g[g.size // 2 :]
@@ -151,6 +192,7 @@ def poisson_binomial_pmf(p) -> np.ndarray:
     return alpha
 
 
+@shared_parameters(_PARAMETERS)
 def darrm_probability_one(gamma, alpha) -> np.ndarray:
     """``Pr[DaRRM_γ = 1] = ½ + ½ Σ_l s_l α_l γ(l)`` for vote-count pmfs ``alpha`` (..., K+1).
 
@@ -159,10 +201,7 @@ def darrm_probability_one(gamma, alpha) -> np.ndarray:
 
     Parameters
     ----------
-    gamma : array_like of shape (K + 1,)
-        ``γ(0..K)``, each in ``[0, 1]``; ``K`` odd.
-    alpha : array_like of shape (..., K + 1)
-        Vote-count pmfs ``α_l``; ``K`` odd.
+    {gamma, alpha}
 
     Returns
     -------
@@ -175,13 +214,13 @@ def darrm_probability_one(gamma, alpha) -> np.ndarray:
     return 0.5 + 0.5 * (alpha @ (s * gamma))
 
 
+@shared_parameters(_PARAMETERS)
 def majority_probability_one(alpha) -> np.ndarray:
     """``Pr[g(S) = 1] = Σ_{l > K/2} α_l`` (the non-private majority).
 
     Parameters
     ----------
-    alpha : array_like of shape (..., K + 1)
-        Vote-count pmfs ``α_l``; ``K`` odd.
+    {alpha}
     """
     alpha = np.asarray(alpha, dtype=float)
     K = alpha.shape[-1] - 1
@@ -249,6 +288,7 @@ def sample_darrm(
     return np.where(keep, majority, coin).astype(np.int64)
 
 
+@shared_parameters(_PARAMETERS)
 def sample_darrm_from_probabilities(
     p, gamma, n_samples: int, rng: np.random.Generator, *, voter_epsilon: float, voter_delta: float = 0.0
 ) -> np.ndarray:
@@ -267,10 +307,7 @@ def sample_darrm_from_probabilities(
         Number of outputs, ``n_samples ≥ 0``.
     rng : numpy.random.Generator
         Source of the votes and of DaRRM's draws.
-    voter_epsilon : float, ε > 0
-        ε of each voting mechanism (as in :func:`sample_darrm`).
-    voter_delta : float, 0 ≤ Δ < 1
-        δ of each voting mechanism.
+    {voter_epsilon, voter_delta}
 
     Returns
     -------
@@ -285,6 +322,7 @@ def sample_darrm_from_probabilities(
 # --------------------------------------------------------------------------- baselines
 
 
+@shared_parameters(_PARAMETERS)
 def subsample_majority_probability(K: int, m: int) -> np.ndarray:
     """``h_m(l)``: probability that the majority of ``m`` of the ``K`` votes is 1 given ``L = l`` (Lemma 3.1).
 
@@ -293,10 +331,7 @@ def subsample_majority_probability(K: int, m: int) -> np.ndarray:
 
     Parameters
     ----------
-    K : int
-        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
-    m : int
-        Number of subsampled mechanisms, ``1 ≤ m ≤ K`` (``ValueError`` otherwise).
+    {K, m}
 
     Returns
     -------
@@ -313,6 +348,7 @@ def subsample_majority_probability(K: int, m: int) -> np.ndarray:
     return (pmf * weight).sum(axis=1)
 
 
+@shared_parameters(_PARAMETERS)
 def gamma_subsampling(K: int, m: int) -> np.ndarray:
     """γ_Sub (Lemma 3.1): DaRRM form of the majority of ``m`` subsampled mechanisms.
 
@@ -321,10 +357,7 @@ def gamma_subsampling(K: int, m: int) -> np.ndarray:
 
     Parameters
     ----------
-    K : int
-        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
-    m : int
-        Number of subsampled mechanisms, ``1 ≤ m ≤ K`` (``ValueError`` otherwise).
+    {K, m}
 
     Returns
     -------
@@ -341,6 +374,7 @@ def gamma_subsampling(K: int, m: int) -> np.ndarray:
     return np.where(np.arange(K + 1) > K / 2, 2.0 * h - 1.0, 1.0 - 2.0 * h)
 
 
+@shared_parameters(_PARAMETERS)
 def gamma_double_subsampling(K: int, m: int) -> np.ndarray:
     """γ_DSub (Theorem 4.1): γ_Sub with ``2m − 1`` mechanisms if ``m ≤ (K−1)/2``, else ``γ ≡ 1``.
 
@@ -349,8 +383,7 @@ def gamma_double_subsampling(K: int, m: int) -> np.ndarray:
 
     Parameters
     ----------
-    K : int
-        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
+    {K}
     m : int
         Budget multiple, ``1 ≤ m ≤ K`` (any ``m > (K−1)/2`` gives ``γ ≡ 1``).
 
@@ -371,6 +404,7 @@ def gamma_double_subsampling(K: int, m: int) -> np.ndarray:
     return np.ones(K + 1)
 
 
+@shared_parameters(_PARAMETERS, RAISES)
 def gamma_constant(
     K: int,
     m: int,
@@ -394,8 +428,7 @@ def gamma_constant(
 
     Parameters
     ----------
-    K : int
-        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
+    {K}
     m : int
         Budget multiple: the target is ``(mε, δ)``-DP, ``1 ≤ m ≤ K``.
     epsilon : float
@@ -416,10 +449,7 @@ def gamma_constant(
     ndarray of shape (K + 1,)
         The constant γ in every entry.
 
-    Raises
-    ------
-    ValueError
-        If an argument lies outside its range (NaN and infinities included).
+    {raises_out_of_range}
 
     Examples
     --------
@@ -445,13 +475,13 @@ def gamma_constant(
     return np.full(K + 1, float(np.clip(value, 0.0, 1.0)))
 
 
+@shared_parameters(_PARAMETERS)
 def gamma_majority(K: int) -> np.ndarray:
     """``γ ≡ 1``: the non-private majority of the K private votes (``⌈K/2⌉ε``-DP per the spec).
 
     Parameters
     ----------
-    K : int
-        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
+    {K}
     """
     return np.ones(validate_ensemble_size(K) + 1)
 
@@ -486,6 +516,7 @@ def subsample_majority_probability_enumerated(K: int, m: int) -> tuple[np.ndarra
 # --------------------------------------------------------------------------- private prediction (spec §3)
 
 
+@shared_parameters(_PARAMETERS)
 def subsample_majority(
     votes, m: int, rng: np.random.Generator, *, voter_epsilon: float, voter_delta: float = 0.0
 ) -> np.ndarray:
@@ -503,10 +534,7 @@ def subsample_majority(
         Number of votes subsampled, ``1 ≤ m ≤ K`` (``ValueError`` otherwise).
     rng : numpy.random.Generator
         Source of the subsets and of the tie-breaking coins.
-    voter_epsilon : float, ε > 0
-        ε of each voting mechanism (as in :func:`sample_darrm`).
-    voter_delta : float, 0 ≤ Δ < 1
-        δ of each voting mechanism.
+    {voter_epsilon, voter_delta}
 
     Returns
     -------

@@ -26,7 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from dpreplication.docstrings import shared_parameters
 from dpreplication.mechanisms.majority import (
+    DARRM_PARAMETERS,
     darrm_probability_one,
     majority_signs,
     poisson_binomial_pmf,
@@ -99,6 +101,7 @@ NEAR_HALF_PRIOR = ProbabilityPrior("U[0.4,0.6]", 0.4, 0.6)
 PRIORS = {prior.name: prior for prior in (UNIFORM_PRIOR, POLARIZED_PRIOR, HALF_PRIOR, NEAR_ZERO_PRIOR, NEAR_HALF_PRIOR)}
 
 
+@shared_parameters(DARRM_PARAMETERS)
 def ensemble_error(gamma, alpha) -> np.ndarray:
     """``|Pr[DaRRM_γ = 1] − Pr[g = 1]| = ½ |Σ_l s_l α_l (1 − γ(l))|`` per pmf row (spec §1.3).
 
@@ -108,8 +111,7 @@ def ensemble_error(gamma, alpha) -> np.ndarray:
     ----------
     gamma : array_like of shape (K + 1,) or (G, K + 1)
         One γ or a stack of them, entries in ``[0, 1]``.
-    alpha : array_like of shape (..., K + 1)
-        Vote-count pmfs ``α_l``; ``K`` odd.
+    {alpha}
 
     Returns
     -------
@@ -122,6 +124,7 @@ def ensemble_error(gamma, alpha) -> np.ndarray:
     return 0.5 * np.abs(alpha @ weights.T)
 
 
+@shared_parameters(DARRM_PARAMETERS)
 def monte_carlo_error(
     gammas,
     K: int,
@@ -144,8 +147,7 @@ def monte_carlo_error(
     ----------
     gammas : array_like of shape (G, K + 1) or (K + 1,)
         The γ to evaluate, entries in ``[0, 1]``.
-    K : int
-        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
+    {K}
     prior : ProbabilityPrior
         The prior ``T`` of the ``p_i``.
     n_draws : int
@@ -178,6 +180,7 @@ def monte_carlo_error(
     return np.where(small, 0.0, mean), np.where(small, 0.0, std)
 
 
+@shared_parameters(DARRM_PARAMETERS)
 def objective_coefficients(K: int, mean_probability: float = 0.75) -> np.ndarray:
     """``c_l = Bin(l; K, q̄) − Bin(K−l; K, q̄)`` for ``l = (K+1)/2..K`` (spec §1.4, exact form).
 
@@ -187,8 +190,7 @@ def objective_coefficients(K: int, mean_probability: float = 0.75) -> np.ndarray
 
     Parameters
     ----------
-    K : int
-        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
+    {K}
     mean_probability : float
         Folded mean ``q̄ ∈ [½, 1]``.
 
@@ -202,6 +204,7 @@ def objective_coefficients(K: int, mean_probability: float = 0.75) -> np.ndarray
     return stats.binom.pmf(l, K, mean_probability) - stats.binom.pmf(K - l, K, mean_probability)
 
 
+@shared_parameters(DARRM_PARAMETERS)
 def objective_coefficients_grid(
     K: int,
     rng: np.random.Generator,
@@ -219,8 +222,7 @@ def objective_coefficients_grid(
 
     Parameters
     ----------
-    K : int
-        Number of mechanisms, odd, ``K ≥ 1`` (``ValueError`` otherwise).
+    {K}
     rng : numpy.random.Generator
         Source of the K-tuples.
     low : float
@@ -242,6 +244,7 @@ def objective_coefficients_grid(
     return (alpha[:, half:] - alpha[:, :half][:, ::-1]).mean(axis=0)
 
 
+@shared_parameters(DARRM_PARAMETERS)
 def expected_accuracy(gamma, accuracy: float) -> float:
     """``Σ_l Bin(l; K, a)[γ(l)1{l > K/2} + (1 − γ(l))/2]``: Pr[DaRRM outputs the true label].
 
@@ -249,8 +252,7 @@ def expected_accuracy(gamma, accuracy: float) -> float:
 
     Parameters
     ----------
-    gamma : array_like of shape (K + 1,)
-        ``γ(0..K)``, each in ``[0, 1]``; ``K`` odd.
+    {gamma}
     accuracy : float
         Each teacher's accuracy ``a ∈ [0, 1]``.
     """

@@ -17,9 +17,19 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize, special
 
+from dpreplication.docstrings import parameter_entries, shared_parameters
 from dpreplication.mechanisms import additive as add
 from dpreplication.mechanisms.truncated_laplace import truncated_laplace_amplitude, truncated_laplace_power
 from dpreplication.validation import privacy_delta
+
+_PARAMETERS = parameter_entries(
+    """
+    epsilon : float or array_like
+        Privacy budget, ε > 0; broadcast with ``delta``.
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½ (the truncated Laplacian's range; ``ValueError`` otherwise).
+    """
+)
 
 AMPLITUDE_RATIO_DOUBLE_LIMIT = np.pi / 4.0
 """``lim_{δ→0} lim_{ε→0} R_V``."""
@@ -28,6 +38,7 @@ POWER_RATIO_DOUBLE_LIMIT = np.pi / 6.0
 """``lim_{δ→0} lim_{ε→0} R_D``."""
 
 
+@shared_parameters(_PARAMETERS)
 def noise_costs(epsilon, delta, sensitivity: float = 1.0) -> dict[str, np.ndarray]:
     """Amplitude and power of both mechanisms calibrated to (ε, δ), and their ratios ``R_V``, ``R_D``.
 
@@ -39,10 +50,7 @@ def noise_costs(epsilon, delta, sensitivity: float = 1.0) -> dict[str, np.ndarra
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0; broadcast with ``delta``.
-    delta : float or array_like
-        Privacy parameter, 0 < δ < ½ (the truncated Laplacian's range; ``ValueError`` otherwise).
+    {epsilon, delta}
     sensitivity : float
         Sensitivity Δ > 0 of the query (the ratios do not depend on it).
 
@@ -65,15 +73,13 @@ def noise_costs(epsilon, delta, sensitivity: float = 1.0) -> dict[str, np.ndarra
     }
 
 
+@shared_parameters(_PARAMETERS)
 def amplitude_ratio(epsilon, delta) -> np.ndarray:
     """``R_V = V_up / (σ_aG √(2/π))`` (Fig. 2): truncated-Laplacian over analytic-Gaussian amplitude.
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0; broadcast with ``delta``.
-    delta : float or array_like
-        Privacy parameter, 0 < δ < ½ (the truncated Laplacian's range; ``ValueError`` otherwise).
+    {epsilon, delta}
 
     Returns
     -------
@@ -93,15 +99,13 @@ def amplitude_ratio(epsilon, delta) -> np.ndarray:
     )[()]
 
 
+@shared_parameters(_PARAMETERS)
 def power_ratio(epsilon, delta) -> np.ndarray:
     """``R_D = D_up / σ_aG²`` (Fig. 3): truncated-Laplacian over analytic-Gaussian power.
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0; broadcast with ``delta``.
-    delta : float or array_like
-        Privacy parameter, 0 < δ < ½ (the truncated Laplacian's range; ``ValueError`` otherwise).
+    {epsilon, delta}
 
     Returns
     -------

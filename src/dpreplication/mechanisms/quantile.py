@@ -30,7 +30,23 @@ import numpy as np
 from scipy import special
 
 from dpreplication.accounting.ledger import record_report_noisy_max
+from dpreplication.docstrings import parameter_entries, shared_parameters
 from dpreplication.validation import finite_array, in_unit_interval, positive
+
+_PARAMETERS = parameter_entries(
+    """
+    values : array_like of shape (n,)
+        The private values (n ≥ 1, finite), clipped to ``[lower, upper]``.
+    quantile : float
+        Target quantile ``q`` in [0, 1] (GUPT: 0.25 and 0.75).
+    epsilon : float
+        Privacy budget, ε > 0 and finite.
+    lower : float
+        Public lower end of the range (finite, ``< upper``).
+    upper : float
+        Public upper end of the range (finite).
+    """
+)
 
 
 def _sorted_gaps(values, quantile: float, epsilon: float, lower: float, upper: float):
@@ -53,6 +69,7 @@ def _log_normaliser(z: np.ndarray, half_scores: np.ndarray) -> float:
         return float(special.logsumexp(np.log(np.diff(z)) + half_scores))
 
 
+@shared_parameters(_PARAMETERS)
 def private_quantile_log_probabilities(
     values, quantile: float, epsilon: float, lower: float, upper: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -64,16 +81,7 @@ def private_quantile_log_probabilities(
 
     Parameters
     ----------
-    values : array_like of shape (n,)
-        The private values (n ≥ 1, finite), clipped to ``[lower, upper]``.
-    quantile : float
-        Target quantile ``q`` in [0, 1] (GUPT: 0.25 and 0.75).
-    epsilon : float
-        Privacy budget, ε > 0 and finite.
-    lower : float
-        Public lower end of the range (finite, ``< upper``).
-    upper : float
-        Public upper end of the range (finite).
+    {values, quantile, epsilon, lower, upper}
 
     Returns
     -------
@@ -96,6 +104,7 @@ def private_quantile_log_probabilities(
     return z, log_weights - special.logsumexp(log_weights)
 
 
+@shared_parameters(_PARAMETERS)
 def private_quantile_log_pdf(x, values, quantile: float, epsilon: float, lower: float, upper: float) -> np.ndarray:
     """Return the log-density of :func:`private_quantile` at ``x``: ``ε·u(x)/2 − log Z`` on the range, ``-inf`` outside.
 
@@ -111,12 +120,7 @@ def private_quantile_log_pdf(x, values, quantile: float, epsilon: float, lower: 
         The private values (n ≥ 1, finite).
     quantile : float
         Target quantile ``q`` in [0, 1].
-    epsilon : float
-        Privacy budget, ε > 0 and finite.
-    lower : float
-        Public lower end of the range (finite, ``< upper``).
-    upper : float
-        Public upper end of the range (finite).
+    {epsilon, lower, upper}
     """
     z, half_scores = _sorted_gaps(values, quantile, epsilon, lower, upper)
     x = np.asarray(x, dtype=float)
@@ -125,6 +129,7 @@ def private_quantile_log_pdf(x, values, quantile: float, epsilon: float, lower: 
     return np.where(inside, half_scores[gap] - _log_normaliser(z, half_scores), -np.inf)[()]
 
 
+@shared_parameters(_PARAMETERS)
 def private_quantile(
     values, quantile: float, epsilon: float, lower: float, upper: float, rng: np.random.Generator
 ) -> float:
@@ -137,16 +142,7 @@ def private_quantile(
 
     Parameters
     ----------
-    values : array_like of shape (n,)
-        The private values (n ≥ 1, finite), clipped to ``[lower, upper]``.
-    quantile : float
-        Target quantile ``q`` in [0, 1] (GUPT: 0.25 and 0.75).
-    epsilon : float
-        Privacy budget, ε > 0 and finite.
-    lower : float
-        Public lower end of the range (finite, ``< upper``).
-    upper : float
-        Public upper end of the range (finite).
+    {values, quantile, epsilon, lower, upper}
     rng : numpy.random.Generator
         Source of the gap (a Gumbel arg-max) and of the uniform draw within it.
 

@@ -33,23 +33,41 @@ from typing import Literal
 import numpy as np
 from scipy import integrate, optimize, special
 
+from dpreplication.docstrings import parameter_entries, shared_parameters
 from dpreplication.numerics import gauss_legendre_interval, gauss_legendre_unit, row_chunks
 from dpreplication.validation import non_negative, positive
 
 Noise = Literal["exponential", "gumbel", "laplace"]
 
-
-def validate_scores(scores, epsilon: float, sensitivity: float) -> np.ndarray:
-    """Return ``scores`` as a finite 1-D float array; reject bad ``ε`` or ``Δ``.
-
-    Parameters
-    ----------
+SELECTION_PARAMETERS = parameter_entries(
+    """
     scores : array_like of shape (k,)
         Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
     epsilon : float
         Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
     sensitivity : float
         Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
+    """
+)
+"""The numpydoc entries of ``scores``, ``epsilon`` and ``sensitivity``, which every selection mechanism takes."""
+
+_PMF = {
+    "pmf": """
+    Returns
+    -------
+    ndarray of shape (k,)
+        ``P(r)``, summing to 1.
+    """
+}
+
+
+@shared_parameters(SELECTION_PARAMETERS)
+def validate_scores(scores, epsilon: float, sensitivity: float) -> np.ndarray:
+    """Return ``scores`` as a finite 1-D float array; reject bad ``ε`` or ``Δ``.
+
+    Parameters
+    ----------
+    {scores, epsilon, sensitivity}
 
     Raises
     ------
@@ -79,17 +97,13 @@ def noise_scale(epsilon: float, sensitivity: float = 1.0) -> float:
     return 2.0 * sensitivity / epsilon
 
 
+@shared_parameters(SELECTION_PARAMETERS)
 def flip_probabilities(scores, epsilon: float, sensitivity: float = 1.0) -> np.ndarray:
     """Permute-and-flip coin probabilities ``p_i = exp(ε (q_i - q*) / (2Δ))`` (Alg. 2).
 
     Parameters
     ----------
-    scores : array_like of shape (k,)
-        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
-    epsilon : float
-        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
+    {scores, epsilon, sensitivity}
 
     Returns
     -------
@@ -148,6 +162,7 @@ def _scaled_gaps(q: np.ndarray, b: float) -> np.ndarray:
 # --------------------------------------------------------------------------- exact pmfs
 
 
+@shared_parameters(SELECTION_PARAMETERS, _PMF)
 def exponential_mechanism_pmf(scores, epsilon: float, sensitivity: float = 1.0) -> np.ndarray:
     """Exponential mechanism ``P(r) ∝ exp(ε q_r / (2Δ))`` (= RNM with Gumbel noise).
 
@@ -158,17 +173,9 @@ def exponential_mechanism_pmf(scores, epsilon: float, sensitivity: float = 1.0) 
 
     Parameters
     ----------
-    scores : array_like of shape (k,)
-        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
-    epsilon : float
-        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
+    {scores, epsilon, sensitivity}
 
-    Returns
-    -------
-    ndarray of shape (k,)
-        ``P(r)``, summing to 1.
+    {pmf}
 
     Examples
     --------
@@ -183,6 +190,7 @@ def exponential_mechanism_pmf(scores, epsilon: float, sensitivity: float = 1.0) 
     return special.softmax(q / noise_scale(epsilon, sensitivity))
 
 
+@shared_parameters(SELECTION_PARAMETERS, _PMF)
 def permute_and_flip_pmf(scores, epsilon: float, sensitivity: float = 1.0) -> np.ndarray:
     """Exact pmf of permute-and-flip, equivalently of RNM with exponential noise.
 
@@ -196,17 +204,9 @@ def permute_and_flip_pmf(scores, epsilon: float, sensitivity: float = 1.0) -> np
 
     Parameters
     ----------
-    scores : array_like of shape (k,)
-        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
-    epsilon : float
-        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
+    {scores, epsilon, sensitivity}
 
-    Returns
-    -------
-    ndarray of shape (k,)
-        ``P(r)``, summing to 1.
+    {pmf}
 
     Examples
     --------
@@ -254,6 +254,7 @@ def _flip_integral(p: np.ndarray) -> np.ndarray:
     return p * integral
 
 
+@shared_parameters(SELECTION_PARAMETERS)
 def report_noisy_max_laplace_pmf(
     scores,
     epsilon: float,
@@ -286,12 +287,7 @@ def report_noisy_max_laplace_pmf(
 
     Parameters
     ----------
-    scores : array_like of shape (k,)
-        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
-    epsilon : float
-        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
+    {scores, epsilon, sensitivity}
     window : float
         Width, in units of ``b``, below ``q*`` integrated numerically, ``window > 0``.
     max_piece : float
@@ -353,6 +349,7 @@ def _noisy_max_laplace_integral(q, b, window, max_piece, nodes_per_piece, neglig
     return pmf
 
 
+@shared_parameters(SELECTION_PARAMETERS)
 def report_noisy_max_pmf_quad(scores, epsilon: float, sensitivity: float = 1.0, noise: Noise = "laplace") -> np.ndarray:
     """Evaluate ``P(r) = ∫ f_r(x) Π_{j≠r} F_j(x) dx`` by adaptive quadrature (reference evaluator).
 
@@ -362,12 +359,7 @@ def report_noisy_max_pmf_quad(scores, epsilon: float, sensitivity: float = 1.0, 
 
     Parameters
     ----------
-    scores : array_like of shape (k,)
-        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
-    epsilon : float
-        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
+    {scores, epsilon, sensitivity}
     noise : {"laplace", "exponential"}
         Noise of report-noisy-max, scale ``b = 2Δ/ε`` (``ValueError`` otherwise).
 
@@ -447,6 +439,25 @@ def epsilon_for_expected_error(scores, target: float, pmf_of: Callable = exponen
     return float(np.exp(optimize.brentq(gap, np.log(1e-9), np.log(1e3), xtol=1e-13, rtol=1e-14)))
 
 
+_WORST_CASE_PARAMETERS = parameter_entries(
+    """
+    n : int
+        Number of items, ``n ≥ 1``.
+    gap : float
+        ``c ≥ 0``.
+    epsilon : float
+        Privacy budget, ε ≥ 0 and finite (``ValueError`` otherwise).
+    """
+)
+
+
+def _worst_case_coin(gap: float, epsilon: float) -> float:
+    """``p = e^{−εc/2}`` of McKenna & Sheldon's worst case (spec §3.2); ``ValueError`` if ε < 0."""
+    non_negative("epsilon", epsilon)
+    return np.exp(-epsilon * gap / 2)
+
+
+@shared_parameters(_WORST_CASE_PARAMETERS)
 def permute_and_flip_worst_case_error(n: int, gap: float, epsilon: float) -> float:
     """P&F's expected error on McKenna & Sheldon's worst case (spec §3.2).
 
@@ -455,18 +466,13 @@ def permute_and_flip_worst_case_error(n: int, gap: float, epsilon: float) -> flo
 
     Parameters
     ----------
-    n : int
-        Number of items, ``n ≥ 1``.
-    gap : float
-        ``c ≥ 0``.
-    epsilon : float
-        Privacy budget, ε ≥ 0 and finite (``ValueError`` otherwise).
+    {n, gap, epsilon}
     """
-    non_negative("epsilon", epsilon)
-    p = np.exp(-epsilon * gap / 2)
+    p = _worst_case_coin(gap, epsilon)
     return gap * (1 - (1 - (1 - p) ** n) / (n * p))
 
 
+@shared_parameters(_WORST_CASE_PARAMETERS)
 def exponential_mechanism_worst_case_error(n: int, gap: float, epsilon: float) -> float:
     """Return the exponential mechanism's expected error on the same family: ``c (n − 1) p / (1 + (n − 1) p)``.
 
@@ -474,13 +480,7 @@ def exponential_mechanism_worst_case_error(n: int, gap: float, epsilon: float) -
 
     Parameters
     ----------
-    n : int
-        Number of items, ``n ≥ 1``.
-    gap : float
-        ``c ≥ 0``.
-    epsilon : float
-        Privacy budget, ε ≥ 0 and finite (``ValueError`` otherwise).
+    {n, gap, epsilon}
     """
-    non_negative("epsilon", epsilon)
-    p = np.exp(-epsilon * gap / 2)
+    p = _worst_case_coin(gap, epsilon)
     return gap * (n - 1) * p / (1 + (n - 1) * p)

@@ -27,7 +27,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpreplication.accounting.ledger import record_report_noisy_max
-from dpreplication.mechanisms.selection import Noise, flip_probabilities, noise_scale, validate_scores
+from dpreplication.docstrings import parameter_entries, shared_parameters
+from dpreplication.mechanisms.selection import (
+    SELECTION_PARAMETERS,
+    Noise,
+    flip_probabilities,
+    noise_scale,
+    validate_scores,
+)
 from dpreplication.numerics import row_chunks
 
 _STANDARD_NOISE: dict[str, Callable] = {
@@ -36,7 +43,36 @@ _STANDARD_NOISE: dict[str, Callable] = {
     "laplace": lambda rng, shape: rng.laplace(0.0, 1.0, shape),
 }
 
+_SAMPLER_PARAMETERS = {
+    **SELECTION_PARAMETERS,
+    **parameter_entries(
+        """
+        n : int
+            Number of draws, ``n ≥ 0``.
+        rng : numpy.random.Generator
+            Source of the randomness.
+        """
+    ),
+    "indices": """
+        Returns
+        -------
+        ndarray of int64, shape (n,)
+            The selected indices in ``0..k-1``.
+        """,
+}
+_DRAWS_PARAMETERS = parameter_entries(
+    """
+    scores : array_like of shape (k,)
+        Quality scores ``q``.
+    noise : ndarray of shape (n, k)
+        Draws ``X ≥ 0`` of ``Expo(rate λ)``, ``λ = ε/(2Δ)``.
+    fresh_noise : ndarray of shape (n, k)
+        Independent draws ``Z`` of the same law.
+    """
+)
 
+
+@shared_parameters(_SAMPLER_PARAMETERS)
 def sample_report_noisy_max(
     scores, epsilon: float, sensitivity: float, n: int, rng: np.random.Generator, noise: Noise = "exponential"
 ) -> np.ndarray:
@@ -49,16 +85,7 @@ def sample_report_noisy_max(
 
     Parameters
     ----------
-    scores : array_like of shape (k,)
-        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
-    epsilon : float
-        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
-    n : int
-        Number of draws, ``n ≥ 0``.
-    rng : numpy.random.Generator
-        Source of the randomness.
+    {scores, epsilon, sensitivity, n, rng}
     noise : {"exponential", "gumbel", "laplace"}
         Distribution of the standard noise ``N_i``.
 
@@ -87,6 +114,7 @@ def sample_report_noisy_max(
     return out
 
 
+@shared_parameters(_SAMPLER_PARAMETERS)
 def sample_permute_and_flip_literal(
     scores, epsilon: float, sensitivity: float, n: int, rng: np.random.Generator
 ) -> np.ndarray:
@@ -99,21 +127,9 @@ def sample_permute_and_flip_literal(
 
     Parameters
     ----------
-    scores : array_like of shape (k,)
-        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
-    epsilon : float
-        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
-    n : int
-        Number of draws, ``n ≥ 0``.
-    rng : numpy.random.Generator
-        Source of the randomness.
+    {scores, epsilon, sensitivity, n, rng}
 
-    Returns
-    -------
-    ndarray of int64, shape (n,)
-        The selected indices in ``0..k-1``.
+    {indices}
     """
     p = flip_probabilities(scores, epsilon, sensitivity)
     record_report_noisy_max("permute_and_flip", "exponential", noise_scale(epsilon, sensitivity), sensitivity, n)
@@ -126,6 +142,7 @@ def sample_permute_and_flip_literal(
     return out
 
 
+@shared_parameters(_SAMPLER_PARAMETERS)
 def sample_permute_and_flip_batch(
     scores, epsilon: float, sensitivity: float, n: int, rng: np.random.Generator
 ) -> np.ndarray:
@@ -137,21 +154,9 @@ def sample_permute_and_flip_batch(
 
     Parameters
     ----------
-    scores : array_like of shape (k,)
-        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
-    epsilon : float
-        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
-    n : int
-        Number of draws, ``n ≥ 0``.
-    rng : numpy.random.Generator
-        Source of the randomness.
+    {scores, epsilon, sensitivity, n, rng}
 
-    Returns
-    -------
-    ndarray of int64, shape (n,)
-        The selected indices in ``0..k-1``.
+    {indices}
 
     Examples
     --------
@@ -172,6 +177,7 @@ def sample_permute_and_flip_batch(
     return out
 
 
+@shared_parameters(_DRAWS_PARAMETERS)
 def intermediate_a_from_noise(scores, noise: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """Algorithm A (Lemma 2) on given draws: ``v = q + X``, ``S = {i : v_i ≥ q*}``.
 
@@ -181,10 +187,7 @@ def intermediate_a_from_noise(scores, noise: np.ndarray, keys: np.ndarray) -> np
 
     Parameters
     ----------
-    scores : array_like of shape (k,)
-        Quality scores ``q``.
-    noise : ndarray of shape (n, k)
-        Draws ``X ≥ 0`` of ``Expo(rate λ)``, ``λ = ε/(2Δ)``.
+    {scores, noise}
     keys : ndarray of shape (n, k)
         I.i.d. ``U[0, 1)`` keys.
 
@@ -198,6 +201,7 @@ def intermediate_a_from_noise(scores, noise: np.ndarray, keys: np.ndarray) -> np
     return np.where(in_set, keys, -1.0).argmax(axis=1)
 
 
+@shared_parameters(_DRAWS_PARAMETERS)
 def intermediate_b_from_noise(scores, noise: np.ndarray, fresh_noise: np.ndarray) -> np.ndarray:
     """Algorithm B (Lemmas 3–4, reconstructed in spec §2) on given draws.
 
@@ -207,12 +211,7 @@ def intermediate_b_from_noise(scores, noise: np.ndarray, fresh_noise: np.ndarray
 
     Parameters
     ----------
-    scores : array_like of shape (k,)
-        Quality scores ``q``.
-    noise : ndarray of shape (n, k)
-        Draws ``X ≥ 0`` of ``Expo(rate λ)``, ``λ = ε/(2Δ)``.
-    fresh_noise : ndarray of shape (n, k)
-        Independent draws ``Z`` of the same law.
+    {scores, noise, fresh_noise}
 
     Returns
     -------
@@ -253,6 +252,7 @@ class IntermediateObjects:
     choice: np.ndarray
 
 
+@shared_parameters(_DRAWS_PARAMETERS)
 def intermediate_objects(scores, noise: np.ndarray, fresh_noise: np.ndarray) -> IntermediateObjects:
     """Compute the objects of Lemmas 2–4 on draws ``X`` (``noise``) and fresh ``Z`` (``fresh_noise``).
 
@@ -260,12 +260,7 @@ def intermediate_objects(scores, noise: np.ndarray, fresh_noise: np.ndarray) -> 
 
     Parameters
     ----------
-    scores : array_like of shape (k,)
-        Quality scores ``q``.
-    noise : ndarray of shape (n, k)
-        Draws ``X ≥ 0`` of ``Expo(rate λ)``, ``λ = ε/(2Δ)``.
-    fresh_noise : ndarray of shape (n, k)
-        Independent draws ``Z`` of the same law.
+    {scores, noise, fresh_noise}
     """
     q = np.asarray(scores, dtype=float)
     top = q.max()
@@ -290,6 +285,7 @@ def _sample_from_noise(algorithm, scores, epsilon, sensitivity, n, rng, second) 
     return out
 
 
+@shared_parameters(_SAMPLER_PARAMETERS)
 def sample_intermediate_a(scores, epsilon: float, sensitivity: float, n: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` draws of Algorithm A (uniform element of ``{i : q_i + X_i ≥ q*}``). ε-DP.
 
@@ -297,27 +293,16 @@ def sample_intermediate_a(scores, epsilon: float, sensitivity: float, n: int, rn
 
     Parameters
     ----------
-    scores : array_like of shape (k,)
-        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
-    epsilon : float
-        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
-    n : int
-        Number of draws, ``n ≥ 0``.
-    rng : numpy.random.Generator
-        Source of the randomness.
+    {scores, epsilon, sensitivity, n, rng}
 
-    Returns
-    -------
-    ndarray of int64, shape (n,)
-        The selected indices in ``0..k-1``.
+    {indices}
     """
     return _sample_from_noise(
         intermediate_a_from_noise, scores, epsilon, sensitivity, n, rng, lambda rng, shape, b: rng.random(shape)
     )
 
 
+@shared_parameters(_SAMPLER_PARAMETERS)
 def sample_intermediate_b(scores, epsilon: float, sensitivity: float, n: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` draws of Algorithm B (capped noisy scores, fresh exponential tie-break). ε-DP.
 
@@ -325,21 +310,9 @@ def sample_intermediate_b(scores, epsilon: float, sensitivity: float, n: int, rn
 
     Parameters
     ----------
-    scores : array_like of shape (k,)
-        Finite quality scores ``q``, ``k ≥ 1`` (``ValueError`` otherwise).
-    epsilon : float
-        Privacy budget, ε > 0 and finite (``ValueError`` otherwise).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the scores: ``|q(D) - q(D')|_∞ ≤ Δ``.
-    n : int
-        Number of draws, ``n ≥ 0``.
-    rng : numpy.random.Generator
-        Source of the randomness.
+    {scores, epsilon, sensitivity, n, rng}
 
-    Returns
-    -------
-    ndarray of int64, shape (n,)
-        The selected indices in ``0..k-1``.
+    {indices}
     """
     return _sample_from_noise(
         intermediate_b_from_noise,

@@ -27,7 +27,34 @@ from fractions import Fraction
 import numpy as np
 
 from dpreplication.accounting.ledger import record_truncated_laplace
-from dpreplication.validation import finite_array, non_negative_array, positive, positive_array, privacy_parameters
+from dpreplication.docstrings import parameter_entries, shared_parameters
+from dpreplication.validation import (
+    RAISES,
+    finite_array,
+    non_negative_array,
+    positive,
+    positive_array,
+    privacy_parameters,
+)
+
+_PARAMETERS = parameter_entries(
+    """
+    epsilon : float or array_like
+        Privacy budget, ε > 0 and finite; broadcast with ``delta``.
+    delta : float or array_like
+        Privacy parameter, 0 < δ < ½ (⇔ ``A > Δ``).
+    sensitivity : float
+        Sensitivity Δ > 0 (finite) of the query.
+    r : float or array_like
+        ``r = (e^ε - 1)/(2δ) > 0``.
+    x : float or array_like
+        Points at which to evaluate, any real.
+    scale : float or array_like
+        ``λ > 0`` (finite); ``Δ/ε`` when calibrated.
+    bound : float or array_like
+        Support half-width ``A > 0`` (finite); the calibrated ``A`` exceeds Δ.
+    """
+)
 
 # --------------------------------------------------------------------------- log space
 
@@ -60,13 +87,13 @@ _SERIES_RADIUS = 0.1
 _G_SERIES, _H_SERIES = _series_coefficients(_SERIES_TERMS)
 
 
+@shared_parameters(_PARAMETERS)
 def amplitude_shape_g(r) -> np.ndarray:
     """``g(r) = 1 - ln(1+r)/r`` so that ``V_up = (Δ/ε) g(r)`` (spec eq. 5); Taylor series for ``r < 0.1``.
 
     Parameters
     ----------
-    r : float or array_like
-        ``r = (e^ε - 1)/(2δ) > 0``.
+    {r}
 
     Returns
     -------
@@ -76,6 +103,7 @@ def amplitude_shape_g(r) -> np.ndarray:
     return _g_from_log_r(np.log(np.asarray(r, dtype=float)))[()]
 
 
+@shared_parameters(_PARAMETERS)
 def power_shape_h(r) -> np.ndarray:
     """``h(r) = 2 - (L² + 2L)/r``, ``L = ln(1+r)``, so that ``D_up = (Δ/ε)² h(r)`` (spec eq. 7).
 
@@ -83,8 +111,7 @@ def power_shape_h(r) -> np.ndarray:
 
     Parameters
     ----------
-    r : float or array_like
-        ``r = (e^ε - 1)/(2δ) > 0``.
+    {r}
 
     Returns
     -------
@@ -157,6 +184,7 @@ class TruncatedLaplaceCalibration:
     n: np.ndarray
 
 
+@shared_parameters(_PARAMETERS, RAISES)
 def calibrate_truncated_laplace(epsilon, delta, sensitivity: float = 1.0) -> TruncatedLaplaceCalibration:
     """Compute the truncated Laplacian parameters of spec §2 (paper Def. 3), in log space.
 
@@ -167,22 +195,14 @@ def calibrate_truncated_laplace(epsilon, delta, sensitivity: float = 1.0) -> Tru
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0 and finite; broadcast with ``delta``.
-    delta : float or array_like
-        Privacy parameter, 0 < δ < ½ (⇔ ``A > Δ``).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the query.
+    {epsilon, delta, sensitivity}
 
     Returns
     -------
     TruncatedLaplaceCalibration
         The Def. 3 quantities, arrays of the broadcast shape of ``epsilon`` and ``delta``.
 
-    Raises
-    ------
-    ValueError
-        If ``ε``, ``δ`` or Δ lies outside its range.
+    {raises_privacy_out_of_range}
 
     Examples
     --------
@@ -211,36 +231,29 @@ def calibrate_truncated_laplace(epsilon, delta, sensitivity: float = 1.0) -> Tru
     )
 
 
+@shared_parameters(_PARAMETERS)
 def truncated_laplace_bound(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
     """Support half-width ``A = (Δ/ε) ln(1 + (e^ε - 1)/(2δ))`` (Def. 3); equals diffprivlib's ``_noise_bound``.
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0 and finite; broadcast with ``delta``.
-    delta : float or array_like
-        Privacy parameter, 0 < δ < ½ (⇔ ``A > Δ``).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the query.
+    {epsilon, delta, sensitivity}
     """
     return calibrate_truncated_laplace(epsilon, delta, sensitivity).bound[()]
 
 
+@shared_parameters(_PARAMETERS)
 def truncated_laplace_normaliser(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
     """Density height ``B = ε (e^ε - 1 + 2δ) / (2Δ (e^ε - 1))`` at 0 (Def. 3).
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0 and finite; broadcast with ``delta``.
-    delta : float or array_like
-        Privacy parameter, 0 < δ < ½ (⇔ ``A > Δ``).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the query.
+    {epsilon, delta, sensitivity}
     """
     return calibrate_truncated_laplace(epsilon, delta, sensitivity).normaliser[()]
 
 
+@shared_parameters(_PARAMETERS)
 def truncated_laplace_amplitude(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
     """Noise amplitude ``E|X| = V_up = (Δ/ε) g(r)``, ``g(r) = 1 - ln(1+r)/r`` (spec eq. 5, Thm 2).
 
@@ -250,17 +263,13 @@ def truncated_laplace_amplitude(epsilon, delta, sensitivity: float = 1.0) -> np.
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0 and finite; broadcast with ``delta``.
-    delta : float or array_like
-        Privacy parameter, 0 < δ < ½ (⇔ ``A > Δ``).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the query.
+    {epsilon, delta, sensitivity}
     """
     cal = calibrate_truncated_laplace(epsilon, delta, sensitivity)
     return (cal.scale * _g_from_log_r(cal.log_r))[()]
 
 
+@shared_parameters(_PARAMETERS)
 def truncated_laplace_power(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
     """Noise power ``E X² = D_up = (Δ/ε)² h(r)``, ``h(r) = 2 - (L² + 2L)/r`` (spec eq. 7, Thm 3).
 
@@ -269,12 +278,7 @@ def truncated_laplace_power(epsilon, delta, sensitivity: float = 1.0) -> np.ndar
 
     Parameters
     ----------
-    epsilon : float or array_like
-        Privacy budget, ε > 0 and finite; broadcast with ``delta``.
-    delta : float or array_like
-        Privacy parameter, 0 < δ < ½ (⇔ ``A > Δ``).
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the query.
+    {epsilon, delta, sensitivity}
     """
     cal = calibrate_truncated_laplace(epsilon, delta, sensitivity)
     return (cal.scale**2 * _h_from_log_r(cal.log_r))[()]
@@ -287,6 +291,7 @@ def _shape(scale, bound) -> tuple[np.ndarray, np.ndarray]:
     return positive_array("scale", scale), positive_array("bound", bound)
 
 
+@shared_parameters(_PARAMETERS)
 def truncated_laplace_pdf(x, scale, bound) -> np.ndarray:
     """Density ``f(x) = B e^{-|x|/λ} 1{|x| ≤ A}``, ``B = 1/(2λ(1 - e^{-A/λ}))`` (Def. 3).
 
@@ -296,12 +301,7 @@ def truncated_laplace_pdf(x, scale, bound) -> np.ndarray:
 
     Parameters
     ----------
-    x : float or array_like
-        Points at which to evaluate, any real.
-    scale : float or array_like
-        ``λ > 0`` (finite); ``Δ/ε`` when calibrated.
-    bound : float or array_like
-        Support half-width ``A > 0`` (finite); the calibrated ``A`` exceeds Δ.
+    {x, scale, bound}
     """
     lam, big_a = _shape(scale, bound)
     x = np.asarray(x, dtype=float)
@@ -309,6 +309,7 @@ def truncated_laplace_pdf(x, scale, bound) -> np.ndarray:
     return np.where(np.abs(x) <= big_a, height * np.exp(-np.abs(x) / lam), 0.0)[()]
 
 
+@shared_parameters(_PARAMETERS)
 def truncated_laplace_tail(x, scale, bound) -> np.ndarray:
     """One-sided tail ``T(x) = P(X > x)`` for ``x ≥ 0`` (spec §2), without cancellation.
 
@@ -317,12 +318,7 @@ def truncated_laplace_tail(x, scale, bound) -> np.ndarray:
 
     Parameters
     ----------
-    x : float or array_like
-        Points at which to evaluate, any real.
-    scale : float or array_like
-        ``λ > 0`` (finite); ``Δ/ε`` when calibrated.
-    bound : float or array_like
-        Support half-width ``A > 0`` (finite); the calibrated ``A`` exceeds Δ.
+    {x, scale, bound}
     """
     lam, big_a = _shape(scale, bound)
     x = np.asarray(x, dtype=float)
@@ -332,23 +328,20 @@ def truncated_laplace_tail(x, scale, bound) -> np.ndarray:
     return np.where(x >= 0, upper, 1.0 - upper)[()]
 
 
+@shared_parameters(_PARAMETERS)
 def truncated_laplace_cdf(x, scale, bound) -> np.ndarray:
     """CDF ``F(x) = T(-x)`` for ``x ≤ 0`` and ``1 - T(x)`` for ``x > 0`` (spec §2).
 
     Parameters
     ----------
-    x : float or array_like
-        Points at which to evaluate, any real.
-    scale : float or array_like
-        ``λ > 0`` (finite); ``Δ/ε`` when calibrated.
-    bound : float or array_like
-        Support half-width ``A > 0`` (finite); the calibrated ``A`` exceeds Δ.
+    {x, scale, bound}
     """
     lam, big_a = _shape(scale, bound)
     x = np.asarray(x, dtype=float)
     return truncated_laplace_tail(-x, lam, big_a)
 
 
+@shared_parameters(_PARAMETERS)
 def truncated_laplace_quantile(p, scale, bound) -> np.ndarray:
     """Inverse CDF of the truncated Laplacian: ``F^{-1}(p) = sign(p - ½) · y`` (spec §2).
 
@@ -361,10 +354,7 @@ def truncated_laplace_quantile(p, scale, bound) -> np.ndarray:
     ----------
     p : float or array_like
         Probabilities, 0 ≤ p ≤ 1 (``ValueError`` otherwise).
-    scale : float or array_like
-        ``λ > 0`` (finite); ``Δ/ε`` when calibrated.
-    bound : float or array_like
-        Support half-width ``A > 0`` (finite); the calibrated ``A`` exceeds Δ.
+    {scale, bound}
     """
     lam, big_a = _shape(scale, bound)
     p = np.asarray(p, dtype=float)
@@ -382,6 +372,7 @@ def truncated_laplace_quantile(p, scale, bound) -> np.ndarray:
     return np.where(p < 0.5, -y, y)[()]
 
 
+@shared_parameters(_PARAMETERS)
 def sample_truncated_laplace(rng: np.random.Generator, scale, bound, size) -> np.ndarray:
     """Exact draws ``F^{-1}(U)``, ``U ~ Unif[0, 1)`` from ``rng`` (spec §2 sampler).
 
@@ -392,10 +383,7 @@ def sample_truncated_laplace(rng: np.random.Generator, scale, bound, size) -> np
     ----------
     rng : numpy.random.Generator
         Source of the uniforms.
-    scale : float or array_like
-        ``λ > 0`` (finite); ``Δ/ε`` when calibrated.
-    bound : float or array_like
-        Support half-width ``A > 0`` (finite); the calibrated ``A`` exceeds Δ.
+    {scale, bound}
     size : int or tuple of int
         Shape of the draws (as for ``Generator.random``); broadcast with ``scale`` and ``bound``.
 
@@ -457,6 +445,7 @@ def _abs_exp_antiderivative(t: np.ndarray) -> np.ndarray:
     return np.sign(t) * -np.expm1(-np.abs(t))
 
 
+@shared_parameters(_PARAMETERS)
 def truncated_laplace_hockey_stick(epsilon_prime, shift, scale, bound) -> np.ndarray:
     """Exact ``H_{ε'}(d) = ∫ (f(x) - e^{ε'} f(x + d))_+ dx`` for the truncated Laplacian (spec §3).
 
@@ -474,10 +463,7 @@ def truncated_laplace_hockey_stick(epsilon_prime, shift, scale, bound) -> np.nda
         ``ε' ≥ 0`` and finite (``ValueError`` otherwise).
     shift : float or array_like
         Shift ``d`` between neighbouring query answers, any finite real (only ``|d|`` enters).
-    scale : float or array_like
-        ``λ > 0`` (finite); ``Δ/ε`` when calibrated.
-    bound : float or array_like
-        Support half-width ``A > 0`` (finite); the calibrated ``A`` exceeds Δ.
+    {scale, bound}
 
     Returns
     -------
@@ -506,6 +492,7 @@ def truncated_laplace_hockey_stick(epsilon_prime, shift, scale, bound) -> np.nda
     return (total / (2.0 * -np.expm1(-a)))[()]
 
 
+@shared_parameters(_PARAMETERS)
 def truncated_laplace_privacy_profile(epsilon_prime, epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
     """``δ(ε') = H_{ε'}(Δ)`` of the mechanism calibrated to ``(ε, δ)``: ``= δ`` for all ``ε' ≥ ε`` (spec §3, E5).
 
@@ -520,8 +507,7 @@ def truncated_laplace_privacy_profile(epsilon_prime, epsilon, delta, sensitivity
         Calibration budget, ε > 0.
     delta : float or array_like
         Calibration parameter, 0 < δ < ½.
-    sensitivity : float
-        Sensitivity Δ > 0 (finite) of the query.
+    {sensitivity}
     """
     cal = calibrate_truncated_laplace(epsilon, delta, sensitivity)
     return truncated_laplace_hockey_stick(epsilon_prime, cal.sensitivity, cal.scale, cal.bound)

@@ -25,12 +25,13 @@ from functools import lru_cache
 import numpy as np
 from scipy import optimize, sparse
 
+from dpreplication.docstrings import parameter_entries, shared_parameters
 from dpreplication.mechanisms.feasible_region import (
     folded_constraint_rows,
     privacy_budget,
     vertex_multisets,
 )
-from dpreplication.mechanisms.majority import symmetric_gamma, validate_ensemble_size
+from dpreplication.mechanisms.majority import DARRM_RESULT_FIELDS, symmetric_gamma, validate_ensemble_size
 from dpreplication.mechanisms.majority_utility import objective_coefficients
 from dpreplication.validation import in_unit_interval, one_of, positive
 
@@ -38,6 +39,24 @@ log = logging.getLogger(__name__)
 
 SOLVERS = ("highs", "highs-ds", "highs-ipm", "cvxpy-highs", "cvxpy-clarabel")
 """``highs*``: ``scipy.optimize.linprog`` methods; ``cvxpy-*``: cvxpy with that solver."""
+
+
+_LP_PARAMETERS = parameter_entries(
+    """
+    K : int, positive and odd
+        Number of ``(ε, Δ)``-DP mechanisms.
+    m : float, 1 ≤ m ≤ K
+        Target budget multiplier: the target is ``(mε, δ)``.
+    epsilon : float, ε > 0 and finite
+        ε of each mechanism.
+    Delta : float, 0 ≤ Δ < 1
+        δ of each mechanism (the spec's Δ).
+    delta : float, 0 ≤ δ < 1
+        δ of the target.
+    solver : str
+        One of :data:`SOLVERS`.
+    """
+)
 
 
 @dataclass(frozen=True)
@@ -68,6 +87,7 @@ class ConstraintMatrix:
     build_seconds: float
 
 
+@shared_parameters(_LP_PARAMETERS)
 def darrm_constraint_matrix(
     K: int,
     m: float,
@@ -82,16 +102,7 @@ def darrm_constraint_matrix(
 
     Parameters
     ----------
-    K : int, positive and odd
-        Number of ``(ε, Δ)``-DP mechanisms.
-    m : float, 1 ≤ m ≤ K
-        Target budget multiplier: the target is ``(mε, δ)``.
-    epsilon : float, ε > 0 and finite
-        ε of each mechanism.
-    Delta : float, 0 ≤ Δ < 1
-        δ of each mechanism (the spec's Δ).
-    delta : float, 0 ≤ δ < 1
-        δ of the target.
+    {K, m, epsilon, Delta, delta}
     drop_redundant : bool
         Drop rows that hold for every ``x ∈ [0, 1]`` (exact presolve; module docstring).
     deduplicate : bool
@@ -138,6 +149,7 @@ def darrm_constraint_matrix(
 
 
 @dataclass(frozen=True)
+@shared_parameters(DARRM_RESULT_FIELDS)
 class GammaLPResult:
     """γ_opt and the bookkeeping of its LP.
 
@@ -147,14 +159,7 @@ class GammaLPResult:
         γ_opt(0..K), symmetric, repaired by scaling.
     objective : float
         ``c · x`` at the returned (repaired) ``x``.
-    K : int
-        Number of mechanisms.
-    m : float
-        Target budget multiplier.
-    epsilon : float
-        ε of each mechanism.
-    Delta : float
-        δ of each mechanism (the spec's Δ).
+    {K, m, epsilon, Delta}
     delta : float
         δ of the target.
     mean_probability : float
@@ -295,6 +300,7 @@ def repair_by_scaling(
     return scale * x, violation_before, float(scale), violation
 
 
+@shared_parameters(_LP_PARAMETERS)
 def optimise_gamma(
     K: int,
     m: float,
@@ -317,20 +323,10 @@ def optimise_gamma(
 
     Parameters
     ----------
-    K : int, positive and odd
-        Number of ``(ε, Δ)``-DP mechanisms.
-    m : float, 1 ≤ m ≤ K
-        Target budget multiplier: the target is ``(mε, δ)``.
-    epsilon : float, ε > 0 and finite
-        ε of each mechanism.
-    Delta : float, 0 ≤ Δ < 1
-        δ of each mechanism (the spec's Δ).
-    delta : float, 0 ≤ δ < 1
-        δ of the target.
+    {K, m, epsilon, Delta, delta}
     mean_probability : float, 0 < q̄ < 1
         q̄ of the objective (0.75 for T_U [I], 0.85 for T_P [I]).
-    solver : str
-        One of :data:`SOLVERS`.
+    {solver}
     objective : array_like of float, shape ((K + 1)/2,), optional
         Overrides ``c``.
     canonical : bool
@@ -444,6 +440,7 @@ def optimise_gamma(
 
 
 @lru_cache(maxsize=64)
+@shared_parameters(_LP_PARAMETERS)
 def optimise_gamma_cached(
     K: int,
     m: float,
@@ -457,20 +454,10 @@ def optimise_gamma_cached(
 
     Parameters
     ----------
-    K : int, positive and odd
-        Number of ``(ε, Δ)``-DP mechanisms.
-    m : float, 1 ≤ m ≤ K
-        Target budget multiplier: the target is ``(mε, δ)``.
-    epsilon : float, ε > 0 and finite
-        ε of each mechanism.
-    Delta : float, 0 ≤ Δ < 1
-        δ of each mechanism (the spec's Δ).
-    delta : float, 0 ≤ δ < 1
-        δ of the target.
+    {K, m, epsilon, Delta, delta}
     mean_probability : float, 0 < q̄ < 1
         q̄ of the objective.
-    solver : str
-        One of :data:`SOLVERS`.
+    {solver}
 
     Returns
     -------

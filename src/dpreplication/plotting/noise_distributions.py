@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from matplotlib import ticker
 
+from dpreplication.docstrings import parameter_entries, shared_parameters
 from dpreplication.plotting.core import new_figure
 
 _LINESTYLES = {"truncated_laplace": "-", "laplace": "--", "analytic_gaussian": ":", "classic_gaussian": "-."}
@@ -27,6 +28,14 @@ RATIO_SYMBOLS = {
     "amplitude_ratio": "R_V = E|X| (trunc. Laplacian) / E|X| (analytic Gaussian)",
     "power_ratio": "R_D = E X² (trunc. Laplacian) / E X² (analytic Gaussian)",
 }
+
+
+_PARAMETERS = parameter_entries(
+    """
+    column : str
+        The ratio drawn: amplitude_ratio or power_ratio.
+    """
+)
 
 
 def delta_label(delta: float) -> str:
@@ -44,6 +53,24 @@ def _plain_log_ticks(axis, values) -> None:
     axis.set_minor_formatter(ticker.NullFormatter())
 
 
+def _mechanism_curves(ax, data: pd.DataFrame, x: str, y: str, emphasise_truncated: bool = False) -> None:
+    """Draw one curve of ``y`` against ``x`` per mechanism of ``data``, in the mechanism's line style and colour.
+
+    ``data`` has columns mechanism, label, ``x`` and ``y``; ``emphasise_truncated`` draws the truncated
+    Laplacian 1.6 wide and the others 1.3 (otherwise the default width).
+    """
+    for mechanism, rows in data.groupby("mechanism", sort=False):
+        width = {"lw": 1.6 if mechanism == "truncated_laplace" else 1.3} if emphasise_truncated else {}
+        ax.plot(
+            rows[x],
+            rows[y],
+            ls=_LINESTYLES.get(mechanism, "-"),
+            color=_COLOURS.get(mechanism),
+            **width,
+            label=rows.label.iloc[0],
+        )
+
+
 def density_overlay(data: pd.DataFrame, annotations: pd.DataFrame):
     """Fig. 1: the truncated-Laplacian density with Laplace (dashed) and analytic-Gaussian (dotted) overlays.
 
@@ -59,15 +86,7 @@ def density_overlay(data: pd.DataFrame, annotations: pd.DataFrame):
     notes = dict(zip(annotations.quantity, annotations.value))
     figure, axes = new_figure(width=6.4, height=3.8)
     ax = axes[0][0]
-    for mechanism, rows in data.groupby("mechanism", sort=False):
-        ax.plot(
-            rows.x,
-            rows.density,
-            ls=_LINESTYLES.get(mechanism, "-"),
-            color=_COLOURS.get(mechanism),
-            lw=1.6 if mechanism == "truncated_laplace" else 1.3,
-            label=rows.label.iloc[0],
-        )
+    _mechanism_curves(ax, data, "x", "density", emphasise_truncated=True)
     tl = data[data.mechanism == "truncated_laplace"]
     region = tl[(tl.x >= notes["delta_region_lower"]) & (tl.x <= notes["delta_region_upper"])]
     ax.fill_between(region.x, 0.0, region.density, color=_COLOURS["truncated_laplace"], alpha=0.3, lw=0)
@@ -91,6 +110,7 @@ def density_overlay(data: pd.DataFrame, annotations: pd.DataFrame):
     return figure
 
 
+@shared_parameters(_PARAMETERS)
 def ratio_lines(data: pd.DataFrame, column: str):
     """Figs 2(a)/3(a): a cost ratio against ε (log axis), one curve per δ, with the break-even line y = 1.
 
@@ -98,8 +118,7 @@ def ratio_lines(data: pd.DataFrame, column: str):
     ----------
     data : pandas.DataFrame
         Columns delta, epsilon and ``column``.
-    column : str
-        The ratio drawn: amplitude_ratio or power_ratio.
+    {column}
     """
     figure, axes = new_figure(width=6.0, height=4.0)
     ax = axes[0][0]
@@ -115,6 +134,7 @@ def ratio_lines(data: pd.DataFrame, column: str):
     return figure
 
 
+@shared_parameters(_PARAMETERS)
 def ratio_heatmap(data: pd.DataFrame, column: str, levels=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)):
     """Figs 2(b)/3(b): a cost ratio over log10 ε × log10 δ, coloured, with labelled contour lines.
 
@@ -122,8 +142,7 @@ def ratio_heatmap(data: pd.DataFrame, column: str, levels=(0.2, 0.3, 0.4, 0.5, 0
     ----------
     data : pandas.DataFrame
         Columns log10_delta, log10_epsilon and ``column``.
-    column : str
-        The ratio drawn: amplitude_ratio or power_ratio.
+    {column}
     levels : sequence of float
         The ratios of the labelled contour lines.
     """
@@ -321,14 +340,7 @@ def privacy_profiles(data: pd.DataFrame):
     """
     figure, axes = new_figure(width=6.0, height=4.0)
     ax = axes[0][0]
-    for mechanism, rows in data.groupby("mechanism", sort=False):
-        ax.plot(
-            rows.epsilon_prime,
-            rows.delta_prime,
-            ls=_LINESTYLES.get(mechanism, "-"),
-            color=_COLOURS.get(mechanism),
-            label=rows.label.iloc[0],
-        )
+    _mechanism_curves(ax, data, "epsilon_prime", "delta_prime")
     epsilon, delta = float(data.epsilon.iloc[0]), float(data.delta.iloc[0])
     ax.axvline(epsilon, color="0.4", lw=0.8, ls="--")
     ax.axhline(delta, color="0.4", lw=0.8, ls="--")

@@ -14,32 +14,21 @@ import pandas as pd
 
 from dpreplication.plotting.core import new_figure
 
+_OPT_STYLE = dict(
+    label=r"$\gamma_{opt}$ (Ours)", color="#D62728", marker="o", mfc="none", mew=1.2, ls="-", lw=1.8, ms=7, zorder=5
+)
 SERIES_STYLE = {
-    "opt": dict(
-        label=r"$\gamma_{opt}$ (Ours)", color="#D62728", marker="o", mfc="none", mew=1.2, ls="-", lw=1.8, ms=7, zorder=5
-    ),
-    "opt-U": dict(
-        label=r"$\gamma_{opt\text{-}U}$ (Ours, $\mathcal{T}_U$)",
-        color="#D62728",
-        marker="o",
-        mfc="none",
-        mew=1.2,
-        ls="-",
-        lw=1.8,
-        ms=7,
-        zorder=5,
-    ),
-    "opt-P": dict(
-        label=r"$\gamma_{opt\text{-}P}$ (Ours, $\mathcal{T}_P$)",
-        color="#9467BD",
-        marker="v",
-        mfc="none",
-        mew=1.2,
-        ls="-",
-        lw=1.6,
-        ms=7,
-        zorder=4,
-    ),
+    "opt": _OPT_STYLE,
+    # γ_opt for a given prior: γ_opt's open markers; T_P's in its own colour and marker
+    "opt-U": {**_OPT_STYLE, "label": r"$\gamma_{opt\text{-}U}$ (Ours, $\mathcal{T}_U$)"},
+    "opt-P": {
+        **_OPT_STYLE,
+        "label": r"$\gamma_{opt\text{-}P}$ (Ours, $\mathcal{T}_P$)",
+        "color": "#9467BD",
+        "marker": "v",
+        "lw": 1.6,
+        "zorder": 4,
+    },
     "Sub": dict(label=r"$\gamma_{Sub}$ (Baseline)", color="#1F77B4", marker="s", ls="--", lw=1.3, ms=3.5, zorder=3),
     "DSub": dict(label=r"$\gamma_{DSub}$ (Baseline)", color="#17BECF", marker="^", ls="-.", lw=1.3, ms=3.5, zorder=3),
     "const": dict(
