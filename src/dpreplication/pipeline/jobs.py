@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -45,6 +46,7 @@ def start(snakemake) -> logging.Logger:
         level=logging.INFO, handlers=handlers, force=True, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     logging.captureWarnings(True)
+    _show_progress_of_long_jobs(snakemake)
     logger = logging.getLogger(snakemake.rule)
     _log_uncaught_exceptions(logger)
     if snakemake.log:
@@ -55,6 +57,39 @@ def start(snakemake) -> logging.Logger:
         "settings: %s", dict(snakemake.params.items()) if hasattr(snakemake.params, "items") else snakemake.params
     )
     return logger
+
+
+PROGRESS_AFTER_S = 30.0
+"""A job that has run this long also shows the package's log lines on the terminal (its progress)."""
+
+
+class RunningFor(logging.Filter):
+    """Pass records only once ``seconds`` have passed since the filter was made (the job started)."""
+
+    def __init__(self, seconds: float):
+        super().__init__()
+        self.seconds, self.started = seconds, time.monotonic()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Return whether the job has run ``seconds`` by the time of ``record``."""
+        return time.monotonic() - self.started >= self.seconds
+
+
+def _show_progress_of_long_jobs(snakemake) -> None:
+    """Copy the package's log lines (a teacher trained, a repetition done) to the terminal.
+
+    Only once the job has run :data:`PROGRESS_AFTER_S`, each prefixed with the rule and its
+    wildcards; the job's log file has them all.
+    """
+    package = logging.getLogger("dpreplication")
+    for handler in [h for h in package.handlers if any(isinstance(f, RunningFor) for f in h.filters)]:
+        package.removeHandler(handler)
+    wildcards = " ".join(str(value) for value in getattr(snakemake, "wildcards", []))
+    terminal = logging.StreamHandler(sys.stderr)
+    terminal.addFilter(RunningFor(PROGRESS_AFTER_S))
+    terminal.setFormatter(logging.Formatter(f"[{snakemake.rule}{' ' + wildcards if wildcards else ''}] %(message)s"))
+    package.addHandler(terminal)
+    package.setLevel(logging.INFO)
 
 
 def usage_path(log: str | Path) -> Path | None:

@@ -140,6 +140,7 @@ def run_job(data: tabular.TabularData, job: Job, repetition: int, *, seed: int) 
             else:
                 value = float(task.score(test_x, test_y, released.model))
                 rows.append({**point, task.value: value, "r": released.r, "failure": ""})
+    LOGGER.info("%s %s %s: repetition %d done (%d rows)", data.name, task.name, label, repetition, len(rows))
     columns = ["repetition", "fold", "n_train", "n_test", "epsilon"]
     columns += ["r", *TRACE_COLUMNS, task.value, "failure"] if job.trace else [task.value, "r", "failure"]
     columns += LEDGER_COLUMNS
