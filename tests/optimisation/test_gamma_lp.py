@@ -111,3 +111,30 @@ def test_gamma_opt_is_gamma_sub_at_m1(epsilon):
 @pytest.mark.parametrize("m", range(6, 12))
 def test_lp_returns_the_majority_for_large_budgets(m):
     np.testing.assert_allclose(LP.optimise_gamma_cached(11, m, 0.1).gamma, 1.0, atol=1e-9)
+
+
+# --------------------------------------------------------------------------- cutting planes (large K)
+
+
+@pytest.mark.parametrize("K, m, epsilon", [(11, 3, 0.1), (21, 5, 0.5), (51, 10, 0.1), (101, 10, 0.1)])
+def test_cutting_planes_reach_the_full_lps_optimum(K, m, epsilon):
+    """The LP on a growing set of rows ends at the full LP's optimum (both within HiGHS's
+    feasibility tolerance), on far fewer rows, and its γ passes the exact verifier."""
+    full = LP.optimise_gamma(K, m, epsilon)
+    planes = LP.optimise_gamma_by_cutting_planes(K, m, epsilon)
+    assert planes.objective == pytest.approx(full.objective, abs=1e-7)
+    assert planes.n_rows < full.n_rows and planes.n_redundant_rows == full.n_redundant_rows
+    assert planes.max_violation_after_repair <= 0
+    assert V.verify_privacy(planes.gamma, K, m, epsilon).violation <= 1e-12
+
+
+def test_cutting_planes_that_do_not_converge_are_an_error():
+    with pytest.raises(RuntimeError, match="did not converge in 1 rounds"):
+        LP.optimise_gamma_by_cutting_planes(101, 10, 0.1, rows_per_round=5, max_rounds=1)
+
+
+def test_row_blocks_take_rows_across_blocks():
+    blocks = LP.RowBlocks([np.arange(6.0).reshape(3, 2), np.arange(6.0, 10.0).reshape(2, 2)])
+    assert blocks.shape == (5, 2)
+    np.testing.assert_array_equal(blocks @ np.ones(2), [1, 5, 9, 13, 17])
+    np.testing.assert_array_equal(blocks.take(np.array([1, 3, 4])), [[2, 3], [6, 7], [8, 9]])

@@ -9,6 +9,7 @@ from dpreplication.exports import lazy_exports
 _EXPORTS = {
     "GammaLPResult": "gamma_lp",
     "optimise_gamma": "gamma_lp",
+    "optimise_gamma_by_cutting_planes": "gamma_lp",
     "NoiseLPResult": "noise_lp",
     "optimal_noise_lower_bound": "noise_lp",
 }
