@@ -13,7 +13,7 @@ from dpreplication.pipeline.jobs import USAGE_SUFFIX, record_usage, usage_path
 from dpreplication.pipeline.snakefile import load_workflow
 
 REPO = Path(__file__).resolve().parents[1]
-OWN_BUSY_S, CHILD_BUSY_S = 24.0, 6.0
+OWN_BUSY_S, CHILD_BUSY_S = 16.0, 4.0
 """The known cost of the test job: CPU seconds of busy work in the job's process and in a child."""
 
 
@@ -60,7 +60,7 @@ open(snakemake.output[0], "w").write("done\\n")
 
 
 def test_a_job_of_known_cost_records_it_within_5_percent(tmp_path):
-    """A job burns 24 CPU-s itself and 6 in a child: its record says 30 CPU-s within 5 %.
+    """A job burns 16 CPU-s itself and 4 in a child: its record says 20 CPU-s within 5 %.
 
     Snakemake's own record of the same job is printed beside it (it samples from 15 s on, every 30 s).
     """
