@@ -631,9 +631,15 @@ def ensemble_errors_site(patch):
     )
 
 
+def darrm_run(seed):
+    """The verified table's shared settings, with small Monte-Carlo sizes."""
+    return darrm_verified.Run(seed, "highs", draws_small=50, draws_large=50, points=50)
+
+
 def darrm_monte_carlo_table_site(patch):
     def run(setting="S", actual="T_U", seed=1):
-        return darrm_verified.monte_carlo_table(setting, 11, [1, 3], 0.1, ["Sub"], 50, seed, actual=actual)
+        cases = [darrm_verified.Case(f"E[Sub] under {actual}", setting, 11, m, 0.1, 0.0) for m in (1, 3)]
+        return darrm_verified.ensemble_errors(cases, darrm_run(seed))
 
     return Site(
         run,
@@ -645,8 +651,13 @@ def darrm_monte_carlo_table_site(patch):
 
 
 def darrm_rr_site(patch):
+    def run(seed=1):
+        quantity = "random-point privacy violation of gamma_const"
+        cases = [darrm_verified.Case(quantity, "RR", 11, m, 0.1, 0.0) for m in (1, 3, 5)]
+        return [lemmas.constant_random_point_violation(case, darrm_run(seed)) for case in cases]
+
     return Site(
-        lambda seed=1: lemmas.randomized_response_rows(seed),
+        run,
         ("paper", "tag", "setting", "m"),
         tagged("darrm", "verified", "RR"),
         3,
@@ -655,8 +666,17 @@ def darrm_rr_site(patch):
 
 
 def darrm_vertex_site(patch):
+    def run(seed=1):
+        quantity = "random-point violation minus vertex violation of gamma_opt"
+        cases = [
+            darrm_verified.Case(quantity, "vertex reduction", 11, m, 0.1, Delta)
+            for Delta in (0.0, 1e-5)
+            for m in (2, 3, 5)
+        ]
+        return [lemmas.vertex_reduction_gap(case, darrm_run(seed)) for case in cases]
+
     return Site(
-        lambda seed=1: lemmas.vertex_reduction_rows(50, seed),
+        run,
         ("paper", "tag", "setting", "m", "Delta"),
         tagged("darrm", "verified", "vertex"),
         3 * 2,

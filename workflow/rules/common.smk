@@ -117,8 +117,8 @@ def code_inputs(*modules, plots=True):
     package unless ``plots`` is False (jobs that only compute, so that editing a
     plot never reruns hours of training or genetic search).
     """
-    core = ["__init__.py", "exports.py", "numerics.py", "seeding.py", "tables.py", "validation.py", "pipeline/config.py",
-            "pipeline/jobs.py", "pipeline/provenance.py", "accounting/ledger.py", "accounting/events.py",
+    core = ["__init__.py", "docstrings.py", "exports.py", "numerics.py", "seeding.py", "tables.py", "validation.py",
+            "pipeline/config.py", "pipeline/jobs.py", "pipeline/provenance.py", "accounting/ledger.py", "accounting/events.py",
             "accounting/rdp.py", "accounting/composition.py"]
     if plots:
         core.append("plotting")

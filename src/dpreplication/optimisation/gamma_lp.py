@@ -330,6 +330,17 @@ def repair_by_scaling(
     return scale * x, violation_before, float(scale), violation
 
 
+def _repair_or_refuse(x, rows, b, where: str) -> tuple[np.ndarray, float, float, float]:
+    """:func:`repair_by_scaling`, refusing a γ the repair leaves above the budget: it would not be private."""
+    x, violation_before, scale, violation_after = repair_by_scaling(x, rows, b)
+    if violation_after > 0:
+        raise RuntimeError(
+            f"{where}: the repaired gamma still exceeds a privacy constraint by {violation_after:.3e} "
+            f"(by {violation_before:.3e} before); it would not be (m eps, delta)-DP"
+        )
+    return x, violation_before, scale, violation_after
+
+
 @shared_parameters(_LP_PARAMETERS)
 def optimise_gamma(
     K: int,
@@ -412,13 +423,8 @@ def optimise_gamma(
             options=solver_options,
         )
     solve_seconds = time.perf_counter() - start
-    x, violation_before, scale, violation_after = repair_by_scaling(x, A, b)
-    if violation_after > 0:
-        raise RuntimeError(
-            f"DaRRM LP K={K} m={m} eps={epsilon} Delta={Delta} delta={delta}: the repaired gamma still "
-            f"exceeds a privacy constraint by {violation_after:.3e} (by {violation_before:.3e} before); "
-            "it would not be (m eps, delta)-DP"
-        )
+    where = f"DaRRM LP K={K} m={m} eps={epsilon} Delta={Delta} delta={delta}"
+    x, violation_before, scale, violation_after = _repair_or_refuse(x, A, b, where)
     result = GammaLPResult(
         gamma=symmetric_gamma(x),
         objective=float(c @ x),
@@ -549,12 +555,8 @@ def optimise_gamma_by_cutting_planes(
     else:
         raise RuntimeError(f"DaRRM LP K={K} m={m}: cutting planes did not converge in {max_rounds} rounds")
     solve_seconds = time.perf_counter() - start
-    x, violation_before, scale, violation_after = repair_by_scaling(x, rows, b)
-    if violation_after > 0:
-        raise RuntimeError(
-            f"DaRRM LP K={K} m={m} eps={epsilon} Delta={Delta} delta={delta}: the repaired gamma still "
-            f"exceeds a privacy constraint by {violation_after:.3e}; it would not be (m eps, delta)-DP"
-        )
+    where = f"DaRRM LP K={K} m={m} eps={epsilon} Delta={Delta} delta={delta} (cutting planes)"
+    x, violation_before, scale, violation_after = _repair_or_refuse(x, rows, b, where)
     return GammaLPResult(
         gamma=symmetric_gamma(x),
         objective=float(c @ x),
