@@ -341,6 +341,22 @@ def _repair_or_refuse(x, rows, b, where: str) -> tuple[np.ndarray, float, float,
     return x, violation_before, scale, violation_after
 
 
+def _problem_fields(x, c, K, m, epsilon, Delta, delta, mean_probability, solver, status) -> dict:
+    """Return the :class:`GammaLPResult` fields that state the problem and its repaired solution ``x``."""
+    return {
+        "gamma": symmetric_gamma(x),
+        "objective": float(c @ x),
+        "K": K,
+        "m": float(m),
+        "epsilon": float(epsilon),
+        "Delta": float(Delta),
+        "delta": float(delta),
+        "mean_probability": float(mean_probability),
+        "solver": solver,
+        "status": status,
+    }
+
+
 @shared_parameters(_LP_PARAMETERS)
 def optimise_gamma(
     K: int,
@@ -426,16 +442,7 @@ def optimise_gamma(
     where = f"DaRRM LP K={K} m={m} eps={epsilon} Delta={Delta} delta={delta}"
     x, violation_before, scale, violation_after = _repair_or_refuse(x, A, b, where)
     result = GammaLPResult(
-        gamma=symmetric_gamma(x),
-        objective=float(c @ x),
-        K=K,
-        m=float(m),
-        epsilon=float(epsilon),
-        Delta=float(Delta),
-        delta=float(delta),
-        mean_probability=float(mean_probability),
-        solver=solver,
-        status=status,
+        **_problem_fields(x, c, K, m, epsilon, Delta, delta, mean_probability, solver, status),
         n_vertex_multisets=constraints.n_vertex_multisets,
         n_rows=A.shape[0],
         n_cols=A.shape[1] if A.shape[0] else c.size,
@@ -558,16 +565,7 @@ def optimise_gamma_by_cutting_planes(
     where = f"DaRRM LP K={K} m={m} eps={epsilon} Delta={Delta} delta={delta} (cutting planes)"
     x, violation_before, scale, violation_after = _repair_or_refuse(x, rows, b, where)
     return GammaLPResult(
-        gamma=symmetric_gamma(x),
-        objective=float(c @ x),
-        K=K,
-        m=float(m),
-        epsilon=float(epsilon),
-        Delta=float(Delta),
-        delta=float(delta),
-        mean_probability=float(mean_probability),
-        solver=solver,
-        status=status,
+        **_problem_fields(x, c, K, m, epsilon, Delta, delta, mean_probability, solver, status),
         n_vertex_multisets=family.n_rows,
         n_rows=int(active.size),
         n_cols=c.size,
