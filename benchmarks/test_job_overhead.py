@@ -12,6 +12,7 @@ Budget: at most 10 % per rule. Select the run with ``DPREPLICATION_BENCHMARK_TRE
 from __future__ import annotations
 
 import ast
+import json
 import os
 import resource
 import subprocess
@@ -81,3 +82,22 @@ def test_fixed_cost_share(benchmark, rule_directory):
     assert share <= BUDGET, (
         f"{rule_directory}: fixed cost {fixed:.2f} s is {share:.0%} of a job's median CPU {cpu.median():.2f} s"
     )
+
+
+STARTUP_BUDGET_S = 0.3
+"""A drawing job's start-up (interpreter, Snakemake's script module, the job's logging and input
+checks' imports) before it reads its CSV: issue 36. matplotlib and pandas load on first use."""
+
+
+def test_a_drawing_job_starts_within_its_budget(benchmark):
+    script = ROOT / "workflow" / "scripts" / "draw.py"
+    startup = benchmark.pedantic(fixed_cost_seconds, args=(script,), rounds=1, iterations=1)
+    records = sorted((ROOT / "benchmarks" / "records" / TREE).glob("*/draw/*.usage.json"))
+    jobs = pd.Series([json.loads(path.read_text())["cpu_s"] for path in records], dtype=float)
+    benchmark.extra_info.update(
+        tree=TREE,
+        startup_cpu_seconds=startup,
+        drawing_jobs=int(jobs.size),
+        median_drawing_job_cpu_seconds=float(jobs.median()) if jobs.size else None,
+    )
+    assert startup <= STARTUP_BUDGET_S, f"draw.py starts in {startup:.2f} CPU-s > {STARTUP_BUDGET_S}"

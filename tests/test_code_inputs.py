@@ -4,10 +4,8 @@ other modules, so that editing any of them reruns the rule (``rerun-triggers: in
 The imports are read from the source by :func:`dpreplication.pipeline.code_graph.import_closure` (module
 level and inside functions, which the scripts' lazy imports use), and a name imported from a
 subpackage is followed through its lazy-export table (``_EXPORTS`` in the subpackage's
-``__init__``) to the module that defines it. One
-exception, by design (``code_inputs(..., plots=False)`` in ``workflow/rules/common.smk``): a rule
-that only computes does not depend on the plotting package, which ``workflow.publish`` imports
-lazily for figures, so that editing a plot never reruns hours of jobs.
+``__init__``) to the module that defines it. No computing rule reads the plotting package: only the
+drawing rules (``workflow/rules/drawing.smk``) do, so that editing a plot never reruns a computation.
 """
 
 from __future__ import annotations
@@ -47,9 +45,13 @@ SCRIPTED_RULES = [row for row in RULE_TABLE if row[2]]
 
 @pytest.mark.parametrize("name, script, code", SCRIPTED_RULES, ids=[row[0] for row in SCRIPTED_RULES])
 def test_code_inputs_cover_the_scripts_imports(name, script, code):
-    plotting = PACKAGE / "plotting"
     needed = {path for path in import_closure(script) if path.name != "__init__.py"}
-    if not any(plotting in path.parents for path in code):
-        needed = {path for path in needed if plotting not in path.parents}
     missing = sorted(str(path.relative_to(PACKAGE)) for path in needed - code)
     assert not missing, f"rule {name}: {script.name} imports modules that are not code inputs: {missing}"
+
+
+def test_only_drawing_rules_depend_on_the_plotting_package():
+    plotting = PACKAGE / "plotting"
+    drawing = {name for name, _, code in SCRIPTED_RULES if any(plotting in path.parents for path in code)}
+    assert drawing == {name for name, _, _ in SCRIPTED_RULES if name.startswith("draw_")}
+    assert len(drawing) == 37

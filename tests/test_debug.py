@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 def test_the_object_is_the_rules():
     snakemake, script = mock_snakemake("pf_pmf_bars", "quick")
     assert script == REPO / "workflow" / "scripts" / "permute_and_flip" / "pmf_bars.py"
-    assert [Path(path).name for path in snakemake.output] == ["pmf_bars.png", "pmf_bars.csv", "pmf_bars.json"]
+    assert [Path(path).name for path in snakemake.output] == ["pmf_bars.csv", "pmf_bars.json"]
     assert all(str(path).startswith("results/quick/figures/permute_and_flip/") for path in snakemake.output)
     config = profile_config("quick", REPO)
     assert dict(snakemake.params.settings) == config["permute_and_flip"]["pmf_bars"]

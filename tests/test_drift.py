@@ -232,3 +232,60 @@ def test_quick_profile_writes_provenance_sidecars(quick_run):
         script = REPO / sidecar["script"]
         assert sidecar["rule"] and script.is_file() and script.parent.parent == REPO / "workflow" / "scripts", csv.name
         assert sidecar["calls"] and all(call.startswith("dpreplication.") for call in sidecar["calls"]), csv.name
+
+
+def planned_after_editing(source: Path) -> dict[str, str]:
+    """``{rule: status}`` of the jobs that a dry run of the finished quick tree plans once ``source``
+    is edited (a comment appended; the file and its modification time restored afterwards).
+
+    A job whose own inputs changed has status ``updated input files``; one that only reads what
+    those jobs rewrite has status ``ok`` (Snakemake's ``--summary``). A touch alone plans nothing:
+    Snakemake compares a newer input's checksum with the one it recorded.
+    """
+    text, stat = source.read_text(), source.stat()
+    source.write_text(text + "\n# an edit, planned by tests/test_drift.py\n")  # newer than every output
+    try:
+        summary = subprocess.run(
+            [*SNAKEMAKE, "--summary", "--nolock", "--cores", "1", "--config", "profile=quick"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    finally:
+        source.write_text(text)
+        os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    rows = [line.split("\t") for line in summary.splitlines()[1:] if line.count("\t") == 5]
+    return {rule: status for _, _, rule, _, status, plan in rows if plan == "update pending"}
+
+
+def drawing_modules() -> dict[str, str]:
+    """``{drawing rule: its plotting module}``, from the workflow."""
+    from dpreplication.pipeline.snakefile import load_workflow
+
+    workflow = load_workflow(REPO / "Snakefile", config={"profile": "quick"})
+    return {rule.name: rule.params["drawing"].split(".")[0] for rule in workflow.rules if rule.name.startswith("draw_")}
+
+
+@pytest.mark.workflow
+def test_a_plotting_edit_reruns_only_the_drawings_that_use_it(quick_run):
+    planned = planned_after_editing(REPO / "src" / "dpreplication" / "plotting" / "curves.py")
+    drawn_with_curves = {rule for rule, module in drawing_modules().items() if module == "curves"}
+    assert len(drawn_with_curves) >= 6
+    assert {rule for rule, status in planned.items() if status == "updated input files"} == drawn_with_curves
+    assert set(planned) - drawn_with_curves <= {"report_html", "all"}, "a plotting edit planned a computation"
+
+
+@pytest.mark.workflow
+def test_an_optimiser_edit_reruns_the_jobs_whose_scripts_import_it_and_what_reads_them(quick_run):
+    planned = planned_after_editing(REPO / "src" / "dpreplication" / "optimisation" / "noise_lp.py")
+    edited = {rule for rule, status in planned.items() if status == "updated input files"}
+    assert edited == {"tl_bound_gap", "tl_bound_kinks", "tl_lp_optimum"}
+    assert set(planned) - edited == {
+        "draw_truncated_laplace_bound_gap",
+        "draw_truncated_laplace_lp_optimum",
+        "paper_scorecard",
+        "scorecard",
+        "report_html",
+        "all",
+    }

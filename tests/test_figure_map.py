@@ -1,5 +1,5 @@
-"""The figure map (``docs/figures.md``): current, complete, and naming the mechanisms that make each
-output, through upstream jobs and checkpoints."""
+"""The figure map (``docs/figures.md``): current, complete, and naming the code that makes each
+output, through upstream jobs and checkpoints, and the plotting function that draws it."""
 
 from pathlib import Path
 
@@ -44,44 +44,29 @@ def test_private_figures_show_what_ran_from_their_ledgers(rows):
 
 
 @pytest.mark.parametrize(
-    "output, mechanisms",
+    "output, calls, drawn",
     [
+        ("worst_case", {"replications.permute_and_flip.exact.worst_case"}, "worst_case.png: curves.worst_case"),
         (
             "density",
-            {
-                "dpreplication.mechanisms.truncated_laplace.calibrate_truncated_laplace",
-                "dpreplication.mechanisms.additive.laplace_pdf",
-            },
-        ),
-        (
-            "f2_gamma_shapes",
-            {
-                "dpreplication.optimisation.gamma_lp.optimise_gamma_cached",
-                "dpreplication.mechanisms.majority.gamma_subsampling",
-            },
+            {"replications.truncated_laplace.figures.figure1_density"},
+            "density.png: noise_distributions.density_overlay",
         ),
         (
             "fig3_lr",
-            {
-                "dpreplication.learning.genetic.privgene",
-                "dpreplication.learning.objective_perturbation.fit_private_erm",
-                "dpreplication.learning.functional_mechanism.fit_functional_mechanism",
-                "dpreplication.learning.output_perturbation.privatise_svm_weights",
-                "dpreplication.learning.sample_and_aggregate.gupt_aggregate",
-            },
+            {"replications.privgene.jobs.run_job", "replications.privgene.comparison_figures.figure_table"},
+            "fig3_lr.png: curves.value_against_epsilon",
         ),
-        (
-            "prediction_accuracy",
-            {"dpreplication.learning.teachers.train_private", "dpreplication.mechanisms.gnmax.gnmax_aggregate"},
-        ),
-        ("exact_pmfs", {"dpreplication.mechanisms.selection.permute_and_flip_pmf"}),
+        ("prediction_accuracy", {"replications.darrm.teachers.teacher_votes"}, None),
     ],
 )
-def test_a_figure_names_the_mechanisms_that_make_it(rows, output, mechanisms):
-    """Through upstream jobs (Fig. 3's comparison jobs, DaRRM's teachers behind a checkpoint) and
-    dispatch tables (EXACT_PMFS) down to the functions that add the noise or fit the model."""
+def test_an_output_names_the_functions_its_scripts_call_and_its_drawing(rows, output, calls, drawn):
+    """Through upstream jobs (Fig. 3's comparison jobs, DaRRM's teachers behind a checkpoint); the
+    workflow machinery (``pipeline``) is left out."""
     (row,) = [row for row in rows if output in row.outputs]
-    assert mechanisms <= set(row.mechanisms), sorted(mechanisms - set(row.mechanisms))
+    assert {f"dpreplication.{call}" for call in calls} <= set(row.calls), sorted(row.calls)
+    assert not any(call.startswith(fm.PIPELINE) for call in row.calls)
+    assert (drawn in row.drawn) if drawn else row.drawn == ()
 
 
 def test_every_rule_is_in_the_rule_graph():

@@ -1,5 +1,5 @@
 """Ruff's linter and formatter are clean on the package, the workflow scripts, tests and benchmarks;
-Snakemake's linter on the workflow."""
+Snakemake's linter and snakefmt on the workflow."""
 
 import subprocess
 import sys
@@ -30,3 +30,19 @@ def test_snakemake_lint_is_clean():
         timeout=300,
     )
     assert result.returncode == 0 and "Lints for" not in result.stdout + result.stderr, result.stdout[-4000:]
+
+
+SNAKEFMT = Path(sys.executable).parent / "snakefmt"
+
+
+@pytest.mark.skipif(not SNAKEFMT.is_file(), reason="snakefmt is not installed in this environment")
+def test_snakefmt_is_clean():
+    """The Snakefile and rule files as snakefmt writes them (line length from pyproject.toml)."""
+    result = subprocess.run(
+        [str(SNAKEFMT), "--check", "--diff", "Snakefile", "workflow/rules"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]

@@ -57,7 +57,7 @@ def test_sidecar_names_the_rule_script_and_package_functions(tmp_path):
         "start(snakemake)\n"
         "data = analytic.gamma_shapes(**snakemake.params.settings)\n"
         "pd.concat([data])\n"
-        "publish(snakemake, data, analytic.gamma_shapes)\n"
+        "publish(snakemake, data, drawing={})\n"
     )
     assert package_calls(script) == [
         "dpreplication.pipeline.jobs.start",

@@ -1,6 +1,7 @@
 """Variants: a run whose configuration differs from its profile's writes its own tree, never
 figures/; nested --config values keep their types; --profile keeps applying under --config."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -12,12 +13,13 @@ from dpreplication.pipeline.config import merge_config, typed_overrides, typed_v
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 TARGET = "permute_and_flip/tv_convergence.png"
+DRAWING = "draw_permute_and_flip_tv_convergence"
 
 
 def planned_png(*arguments: str) -> str:
     """The tv_convergence PNG path a dry run of its rule plans, under the given arguments."""
     result = subprocess.run(
-        [SNAKEMAKE, "-n", "--verbose", "pf_tv_convergence", "--forcerun", "pf_tv_convergence", *arguments],
+        [SNAKEMAKE, "-n", "--verbose", DRAWING, "--forcerun", "pf_tv_convergence", *arguments],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -108,30 +110,41 @@ class _Named(dict):
     """The part of Snakemake's named lists that :func:`publish` uses: ``x[name]``, ``.get``, ``.keys``."""
 
 
-def _published_figure(tmp_path, epsilon, variant):
+def _published_table(tmp_path, epsilon, variant):
     from types import SimpleNamespace
 
     import pandas as pd
 
     from dpreplication.pipeline.jobs import publish
-    from dpreplication.plotting import new_figure
 
-    figure, axes = new_figure()
-    axes[0][0].plot([0, 1], [0, epsilon])
+    data = pd.DataFrame({"delta": [1e-6, 1e-6, 1e-3, 1e-3], "epsilon": [0.5, 1.0] * 2, "ratio": [0.3, 0.5, 0.6, 0.8]})
     stem = tmp_path / f"{variant or 'published'}-{epsilon}"
     job = SimpleNamespace(
-        output=_Named(csv=f"{stem}.csv", png=f"{stem}.png", json=f"{stem}.json"),
+        output=_Named(csv=f"{stem}.csv", json=f"{stem}.json"),
         params=_Named(settings={"epsilon": epsilon, "n_draws": 1000, "grid": [0.1, 0.2, 0.4, 0.8, 1.6]}, seed=7),
         config={"profile": "default", "variant": variant},
         rule="test_rule",
         log=[],
     )
-    publish(job, pd.DataFrame({"x": [0, 1]}), figure)
-    return figure.get_suptitle(), Path(f"{stem}.png").read_bytes()
+    publish(job, data, drawing={"column": "ratio"})
+    return data, stem
 
 
-def test_published_figure_titles_carry_the_parameters_it_was_computed_with(tmp_path):
-    title, png = _published_figure(tmp_path, 1.0, "")
-    assert title == "profile default · epsilon=1 · n_draws=1000 · grid=0.1…1.6 (5 values) · seed=7"
-    variant_title, variant_png = _published_figure(tmp_path, 2.0, "mine")
-    assert variant_title.startswith("profile default, variant mine · epsilon=2 ·") and variant_png != png
+def test_sidecars_carry_the_parameters_each_output_was_computed_with(tmp_path):
+    _, stem = _published_table(tmp_path, 1.0, "")
+    record = json.loads(Path(f"{stem}.json").read_text())
+    assert record["parameters"] == "profile default · epsilon=1 · n_draws=1000 · grid=0.1…1.6 (5 values) · seed=7"
+    assert record["drawing"] == {"column": "ratio"} and record["outputs"] == [f"{stem.name}.csv"]
+    _, variant = _published_table(tmp_path, 2.0, "mine")
+    line = json.loads(Path(f"{variant}.json").read_text())["parameters"]
+    assert line.startswith("profile default, variant mine · epsilon=2 ·")
+
+
+def test_a_figure_drawn_from_its_published_table_is_the_figure_of_the_computed_one(tmp_path):
+    from dpreplication.plotting import draw, save_png
+    from dpreplication.plotting.noise_distributions import ratio_lines
+
+    data, stem = _published_table(tmp_path, 1.0, "")
+    drawn = draw("noise_distributions.ratio_lines", [f"{stem}.csv"], f"{stem}.json", tmp_path / "drawn.png")
+    direct = save_png(ratio_lines(data, "ratio"), tmp_path / "direct.png")
+    assert drawn.read_bytes() == direct.read_bytes()

@@ -49,7 +49,7 @@ def test_dry_run_lists_every_rule():
 
 def test_one_figure_builds_only_what_it_needs():
     scheduled = jobs("results/quick/figures/permute_and_flip/pmf_bars.png")
-    assert scheduled == {"pf_pmf_bars": 1, "total": 1}
+    assert scheduled == {"pf_pmf_bars": 1, "draw_permute_and_flip_pmf_bars": 1, "total": 2}
 
 
 def test_a_data_figure_pulls_only_its_data():

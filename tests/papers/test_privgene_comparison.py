@@ -252,7 +252,7 @@ def test_comparison_tables_and_figures(linear_jobs, kmeans_jobs, classification,
 
     data = {"Banking": classification, "Lifesci": clusters}
     titles = pcf.panel_titles(fig5, data)
-    assert titles == {("Lifesci", "kmeans_k2"): "(a) Lifesci, k = 2", ("Lifesci", "kmeans_k3"): "(b) Lifesci, k = 3"}
+    assert titles == [["Lifesci", "kmeans_k2", "(a) Lifesci, k = 2"], ["Lifesci", "kmeans_k3", "(b) Lifesci, k = 3"]]
     figure = curves.value_against_epsilon(fig5, "variance", "variance", titles, log_y=["Lifesci"], dashed=["NoPrivacy"])
     assert len(figure.axes) == 2 and figure.axes[0].get_yscale() == "log" and figure.axes[0].get_xscale() == "log"
     assert len(curves.value_against_epsilon(fig3, "error", "error", pcf.panel_titles(fig3, data)).axes) == 1

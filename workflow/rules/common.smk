@@ -10,6 +10,7 @@ from snakemake.utils import min_version
 
 import dpreplication
 from dpreplication.pipeline.environment import installed_mismatches, read_lock
+from dpreplication.pipeline.code_graph import import_closure
 from dpreplication.pipeline.jobs import LOGS_ROOT, RECORDS_ROOT, batch_labels
 from dpreplication.pipeline.config import (
     SCHEMA,
@@ -31,7 +32,9 @@ from dpreplication.pipeline.config import (
 
 min_version("9.0")
 
+
 configfile: "config/config.yaml"
+
 
 # `--profile profiles/quick` selects its config profile through a key file among the profile's
 # configfiles; a --configfile on the command line replaces them: stop rather than run another profile.
@@ -43,8 +46,10 @@ _PROFILES = sorted(p.stem for p in Path("config/profiles").glob("*.yaml"))
 if config.get("profile") not in _PROFILES:
     raise ValueError(f"config key 'profile': unknown profile {config.get('profile')!r}; choose one of {_PROFILES}")
 
+
 # The profile overlay; values given with --config are re-applied on top of it.
 configfile: f"config/profiles/{config['profile']}.yaml"
+
 
 # The profile as committed (base + overlay + schema defaults): a run whose configuration differs from it is a variant.
 PROFILE_CONFIG = profile_config(config["profile"], workflow.basedir)
@@ -55,8 +60,11 @@ config.update(merge_config(config, typed_overrides(workflow.config_settings.conf
 _resolved = with_defaults(config, Path(workflow.basedir) / SCHEMA)
 config.clear()
 config.update(_resolved)
-for _problem in [check_package_location(dpreplication.__file__, workflow.basedir),
-                 *value_problems(config, load_yaml(Path(workflow.basedir) / SCHEMA)), *cross_field_problems(config)]:
+for _problem in [
+    check_package_location(dpreplication.__file__, workflow.basedir),
+    *value_problems(config, load_yaml(Path(workflow.basedir) / SCHEMA)),
+    *cross_field_problems(config),
+]:
     if _problem:
         raise WorkflowError(_problem)
 
@@ -65,13 +73,19 @@ for _problem in [check_package_location(dpreplication.__file__, workflow.basedir
 if _problem := instruction_set_problem(config["instruction_set"], cpu_flags()):
     raise WorkflowError(_problem)
 for _variable, _value in apply_job_environment(os.environ, config["instruction_set"]).items():
-    logger.warning(f"{_variable}={_value} in the environment is replaced by instruction set "
-                   f"{config['instruction_set']}'s pin; choose another with --config instruction_set=...")
+    logger.warning(
+        f"{_variable}={_value} in the environment is replaced by instruction set "
+        f"{config['instruction_set']}'s pin; choose another with --config instruction_set=..."
+    )
 
 # A stale virtual environment computes with other versions than the references were made with.
-if workflow.is_main_process and (_stale := installed_mismatches(read_lock(Path(workflow.basedir) / "requirements.lock"))):
-    logger.warning("the installed packages differ from requirements.lock, so results may differ from the "
-                   f"references (make replicate reinstalls .venv): {'; '.join(_stale)}")
+if workflow.is_main_process and (
+    _stale := installed_mismatches(read_lock(Path(workflow.basedir) / "requirements.lock"))
+):
+    logger.warning(
+        "the installed packages differ from requirements.lock, so results may differ from the "
+        f"references (make replicate reinstalls .venv): {'; '.join(_stale)}"
+    )
 
 PROFILE = config["profile"]
 SEED = config["seed"]
@@ -92,6 +106,7 @@ BENCHMARKS = f"{RECORDS_ROOT}/{TREE}"  # at the log's path: a job records its ex
 CRITICAL_PATH = 10
 DATA = config["data"]["directory"]
 PACKAGE = Path("src/dpreplication")
+SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
 ENVIRONMENT = "../../environment.yml"
 """The pinned environment, for `--software-deployment-method conda` (rules' `conda:`)."""
 
@@ -99,54 +114,89 @@ ALL_OUTPUTS = []
 """Every published figure and table; rule `all` requests them."""
 REPORT_ITEMS = []
 """Every output with a caption, in the order the rules register them: the HTML report shows them (report_html)."""
+DRAWINGS = []
+"""Every figure's drawing, in the order the rules publish them: drawing.smk makes one rule of each."""
 REPORT = "report.html" if TREE == "default" else f"results/{TREE}/report.html"
 CLAIM_TABLES = {}
 """paper -> {table name: csv path}: the tables a paper's scorecard claims read."""
+
 
 wildcard_constraints:
     dataset=r"[A-Za-z0-9_]+",
 
 
-def code_inputs(*modules, plots=True):
-    """The package source files a rule depends on, so editing them reruns it.
+def script_code(script, *modules):
+    """The package source files a rule's script runs, so that editing one reruns the rule and
+    editing any other does not.
 
-    ``modules`` are paths under src/dpreplication (a module file or a subpackage; the packages'
-    ``__init__.py`` files that importing it runs come with it);
-    the core modules every script uses (the privacy ledger among them: every draw records into it)
-    are always included, and the plotting
-    package unless ``plots`` is False (jobs that only compute, so that editing a
-    plot never reruns hours of training or genetic search).
+    They are the import closure (``pipeline.code_graph.import_closure``) of the script
+    (``workflow/scripts/<script>``) and of ``modules``, files under src/dpreplication that the
+    script imports by name at run time (a drawing rule's plotting module), with the
+    ``__init__.py`` files that importing them runs. A script that comes to import another module
+    has it added here the next time the workflow is read, and reruns.
     """
-    core = ["__init__.py", "docstrings.py", "exports.py", "numerics.py", "seeding.py", "tables.py", "validation.py",
-            "pipeline/config.py", "pipeline/jobs.py", "pipeline/provenance.py", "accounting/ledger.py", "accounting/events.py",
-            "accounting/rdp.py", "accounting/composition.py"]
-    if plots:
-        core.append("plotting")
-    files = []
-    for module in core + list(modules):
-        path = PACKAGE / module
-        files += sorted(path.rglob("*.py")) if path.is_dir() else [path]
-        files += [parent / "__init__.py" for parent in path.parents if parent.is_relative_to(PACKAGE)]
-    if plots:
-        files.append(PACKAGE / "plotting" / "matplotlibrc")
-    return sorted({str(f) for f in files})
+    roots = [(SCRIPTS / script).resolve(), *((PACKAGE / module).resolve() for module in modules)]
+    files = set(roots[1:]).union(*(import_closure(root) for root in roots))
+    package = PACKAGE.resolve()
+    files |= {
+        parent / "__init__.py" for path in list(files) for parent in path.parents if parent.is_relative_to(package)
+    }
+    if any(package / "plotting" in path.parents for path in files):
+        files.add(package / "plotting" / "matplotlibrc")
+    return sorted(os.path.relpath(f) for f in files)
 
 
-def published(paper, name, kinds, caption=None):
+def published(paper, name, kinds, caption=None, *, drawing=None, tables=None):
     """Output paths of one figure or table under FIGURES/<paper>/, keyed by kind
-    (png, csv, md, json; ledger: the privacy ledger of its points, <name>.ledger.csv). With a caption
-    (a file in workflow/report/), the PNG — or, for a table, the CSV — goes into the HTML report (and
-    `snakemake --report`)."""
+    (csv, md, json; ledger: the privacy ledger of its points, <name>.ledger.csv). With a caption
+    (a file in workflow/report/), the table's CSV goes into the HTML report (and `snakemake --report`).
+
+    A figure names its ``drawing``, a function ``"module.function"`` of dpreplication.plotting: its
+    PNG, <name>.png, is then not an output of the computing rule but of the light rule
+    draw_<paper>_<name> (drawing.smk), which calls the function on the published ``tables`` (names
+    in the same folder; default this one) and the drawing arguments in this table's sidecar; the
+    caption then goes with the PNG.
+    """
     paths = {kind: f"{FIGURES}/{paper}/{name}.{'ledger.csv' if kind == 'ledger' else kind}" for kind in kinds}
-    if caption is not None:
-        shown = "png" if "png" in paths else "csv"
-        REPORT_ITEMS.append({"paper": paper, "name": name, "path": paths[shown], "sidecar": paths.get("json"),
-                             "caption": f"workflow/report/{caption}"})
-        paths[shown] = report(paths[shown], caption=f"../report/{caption}", category=paper)
+    if drawing is not None:
+        png = f"{FIGURES}/{paper}/{name}.png"
+        DRAWINGS.append(
+            {
+                "paper": paper,
+                "name": name,
+                "function": drawing,
+                "png": png,
+                "sidecar": paths["json"],
+                "tables": [f"{FIGURES}/{paper}/{table}.csv" for table in (tables or [name])],
+                "caption": caption,
+            }
+        )
+        if caption is not None:
+            REPORT_ITEMS.append(
+                {
+                    "paper": paper,
+                    "name": name,
+                    "path": png,
+                    "sidecar": paths["json"],
+                    "caption": f"workflow/report/{caption}",
+                }
+            )
+    elif caption is not None:
+        REPORT_ITEMS.append(
+            {
+                "paper": paper,
+                "name": name,
+                "path": paths["csv"],
+                "sidecar": paths.get("json"),
+                "caption": f"workflow/report/{caption}",
+            }
+        )
+        paths["csv"] = report(paths["csv"], caption=f"../report/{caption}", category=paper)
     return paths
 
 
-FIGURE = ("png", "csv", "json")
+FIGURE = ("csv", "json")
+"""A figure's table and sidecar: its PNG is drawn by its drawing rule (``published(..., drawing=...)``)."""
 TABLE = ("csv", "md", "json")
 PRIVATE_FIGURE = (*FIGURE, "ledger")
 """A figure of private releases: its points' privacy ledger is published beside it."""
@@ -230,10 +280,16 @@ def darrm_data_probe(wildcards):
 
     mirror = resolve_mirror(config["data"]["mirror"])
     present = []
-    if mirror is not None or all(Path(DATA, wildcards.dataset, f.name).is_file() for f in DATASETS[wildcards.dataset].files):
+    if mirror is not None or all(
+        Path(DATA, wildcards.dataset, f.name).is_file() for f in DATASETS[wildcards.dataset].files
+    ):
         present = sorted(availability(wildcards.dataset, DATA, mirror)["files"])
-    return {"directory": DATA, "mirror": str(mirror) if mirror else None, "present": present,
-            "timeout": settings("darrm/private_prediction")["probe_timeout"]}
+    return {
+        "directory": DATA,
+        "mirror": str(mirror) if mirror else None,
+        "present": present,
+        "timeout": settings("darrm/private_prediction")["probe_timeout"],
+    }
 
 
 def _darrm_prediction_input_name(output, dataset, kind=None):
@@ -257,7 +313,8 @@ def darrm_prediction_inputs(output):
             if json.loads(Path(status).read_text())["available"]:
                 for kind in KINDS:
                     files[_darrm_prediction_input_name(output, dataset, kind)] = expand(
-                        rules.darrm_prediction_teachers.output[output], dataset=dataset, kind=kind)[0]
+                        rules.darrm_prediction_teachers.output[output], dataset=dataset, kind=kind
+                    )[0]
         return files
 
     return inputs
@@ -288,8 +345,9 @@ def darrm_ablation_settings():
     """The part of the configuration the teacher ablation depends on."""
     from dpreplication.replications.darrm.teacher_ablation import ablation_settings
 
-    return ablation_settings(settings("darrm/private_prediction"), settings("darrm/teacher_ablation"),
-                             settings("darrm/solver"))
+    return ablation_settings(
+        settings("darrm/private_prediction"), settings("darrm/teacher_ablation"), settings("darrm/solver")
+    )
 
 
 def darrm_ablation_config_settings(wildcards):
@@ -318,12 +376,14 @@ def darrm_ablation_inputs(wildcards):
     if json.loads(Path(status).read_text())["available"]:
         files["idx"] = darrm_ablation_idx(wildcards)
         for kind in ("private", "nonprivate"):
-            files[f"votes_{kind}"] = expand(rules.darrm_prediction_teachers.output.votes, dataset=ablation["dataset"],
-                                            kind=kind)[0]
+            files[f"votes_{kind}"] = expand(
+                rules.darrm_prediction_teachers.output.votes, dataset=ablation["dataset"], kind=kind
+            )[0]
         for config in ablation["configs"]:
             for output in ("votes", "teachers"):
                 files[f"{output}_{config['name']}"] = expand(
-                    rules.darrm_prediction_teacher_ablation_config.output[output], config=config["name"])[0]
+                    rules.darrm_prediction_teacher_ablation_config.output[output], config=config["name"]
+                )[0]
     return files
 
 
@@ -341,11 +401,14 @@ def darrm_replicate_inputs(wildcards):
         files[f"status_{dataset}"] = status
         if json.loads(Path(status).read_text())["available"]:
             for replicate in range(section["seeds"]):
-                teachers = rules.darrm_prediction_teachers if replicate == 0 else rules.darrm_prediction_teacher_replicate
+                teachers = (
+                    rules.darrm_prediction_teachers if replicate == 0 else rules.darrm_prediction_teacher_replicate
+                )
                 for kind in KINDS:
                     for output in ("votes", "teachers"):
                         files[f"{output}_{dataset}_{kind}_{replicate}"] = expand(
-                            teachers.output[output], dataset=dataset, kind=kind, replicate=replicate)[0]
+                            teachers.output[output], dataset=dataset, kind=kind, replicate=replicate
+                        )[0]
     return files
 
 
@@ -360,7 +423,9 @@ def darrm_replicate_files(wildcards, input):
         if f"status_{dataset}" in named:
             statuses[dataset] = named[f"status_{dataset}"]
         for output, by_dataset in files.items():
-            seeds = [{kind: named.get(f"{output}_{dataset}_{kind}_{r}") for kind in KINDS} for r in range(section["seeds"])]
+            seeds = [
+                {kind: named.get(f"{output}_{dataset}_{kind}_{r}") for kind in KINDS} for r in range(section["seeds"])
+            ]
             if all(path is not None for seed in seeds for path in seed.values()):
                 by_dataset[dataset] = seeds
     return {"status": statuses, **files}
@@ -391,8 +456,6 @@ def privgene_raw_files(name):
     return [f"{DATA}/{spec.catalog}/{filename}" for filename in spec.files]
 
 
-
-
 def repetition_batches(count):
     """Repetitions (or k-means runs) ``0..count-1`` as the batch labels of the job rules:
     ``privgene.repetitions_per_job`` consecutive repetitions per job, each seeded by its own index."""
@@ -415,21 +478,18 @@ def privgene_tuned_c():
 def privgene_references(figure):
     """The reference jobs (NoPrivacy and Majority on every reference dataset and task) of the
     repetitions of ``figure``; the configuration check makes sure they cover what it reads."""
-    return expand(rules.privgene_reference_job.output[0],
-                  repetitions=repetition_batches(settings(f"privgene/{figure}")["repetitions"]))
-
-
-
-
+    return expand(
+        rules.privgene_reference_job.output[0],
+        repetitions=repetition_batches(settings(f"privgene/{figure}")["repetitions"]),
+    )
 
 
 def privgene_paper_r_jobs(ablation_job):
     """The ablation jobs: every configured US/BR dataset and batch of repetitions (both tasks in a job)."""
     section = settings("privgene/comparison")
-    return expand(ablation_job, pg_dataset=section["paper_r"]["datasets"],
-                  repetitions=repetition_batches(section["repetitions"]))
-
-
+    return expand(
+        ablation_job, pg_dataset=section["paper_r"]["datasets"], repetitions=repetition_batches(section["repetitions"])
+    )
 
 
 def privgene_comparison_jobs(job, tasks=None):
@@ -438,15 +498,20 @@ def privgene_comparison_jobs(job, tasks=None):
     NoPrivacy, which is read from the reference jobs."""
     section = settings("privgene/comparison")
     drawn = [task for task in section["methods"] if tasks is None or task in tasks]
-    return expand(job, task=drawn, pg_dataset=section["datasets"], repetitions=repetition_batches(section["repetitions"]))
+    return expand(
+        job, task=drawn, pg_dataset=section["datasets"], repetitions=repetition_batches(section["repetitions"])
+    )
 
 
 def privgene_comparison_references(tasks=None):
     """The reference jobs of the same repetitions (same folds, nothing rerun) when a Figs 3–4 task
     (of ``tasks``, default all) draws NoPrivacy."""
     section = settings("privgene/comparison")
-    drawn = [task for task, methods in section["methods"].items()
-             if "NoPrivacy" in methods and (tasks is None or task in tasks)]
+    drawn = [
+        task
+        for task, methods in section["methods"].items()
+        if "NoPrivacy" in methods and (tasks is None or task in tasks)
+    ]
     return privgene_references("comparison") if drawn else []
 
 
@@ -454,8 +519,11 @@ def privgene_kmeans_jobs(pattern):
     """Every Fig. 5 job output: ``pattern`` per configured (dataset, k) and batch of runs, each
     job running every configured method."""
     section = settings("privgene/comparison")["kmeans"]
-    return [path for dataset, ks in section["panels"].items()
-            for path in expand(pattern, pg_dataset=dataset, k=ks, repetitions=repetition_batches(section["runs"]))]
+    return [
+        path
+        for dataset, ks in section["panels"].items()
+        for path in expand(pattern, pg_dataset=dataset, k=ks, repetitions=repetition_batches(section["runs"]))
+    ]
 
 
 def privgene_second_stage_jobs(wildcards, tasks=None):
@@ -469,7 +537,10 @@ def privgene_second_stage_jobs(wildcards, tasks=None):
     size = settings("privgene")["repetitions_per_job"]
     return [
         rules.privgene_comparison_extra_job.output[0].format(
-            pg_dataset=cell.dataset, task=cell.task, method=cell.method, repetitions=f"{start}-{min(start + size, cell.repetitions) - 1}",
+            pg_dataset=cell.dataset,
+            task=cell.task,
+            method=cell.method,
+            repetitions=f"{start}-{min(start + size, cell.repetitions) - 1}",
             epsilon="free" if cell.method == "NoPrivacy" else f"{cell.epsilon:g}",
         )
         for cell in plan.itertuples(index=False)
@@ -478,11 +549,8 @@ def privgene_second_stage_jobs(wildcards, tasks=None):
     ]
 
 
-
-
 def privgene_extra_tuned_c(wildcards):
     """NoPrivacy's SVM needs its dataset's tuned C."""
     if (wildcards.method, wildcards.task) != ("NoPrivacy", "svm"):
         return []
     return [rules.privgene_svm_c.output[0].format(pg_dataset=wildcards.pg_dataset)]
-

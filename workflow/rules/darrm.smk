@@ -3,150 +3,254 @@ every analytic figure (F2–F9), the LP diagnostics and the spec's verified numb
 Spec: shared/specs/darrm.md."""
 
 DR = "darrm"
-DR_CODE = code_inputs("mechanisms/majority.py", "mechanisms/majority_utility.py", "mechanisms/feasible_region.py",
-                      "optimisation/gamma_lp.py", "accounting",
-                      "replications/darrm/analytic.py", "replications/darrm/lemmas.py", "replications/darrm/verified.py")
-
 
 
 rule darrm_f2_gamma_shapes:
-    message: "DaRRM: F2, shapes of γ_opt, γ_Sub and γ_const (K=11, approximate DP)"
-    input: code=DR_CODE
-    output: **published(DR, "f2_gamma_shapes", FIGURE, "darrm_f2_gamma_shapes.rst")
-    params: settings=darrm_settings("f2_gamma_shapes", lp=True), figure={"figure": "F2", "prior_means": None}
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/f2_gamma_shapes.log"
-    benchmark: f"{BENCHMARKS}/{DR}/f2_gamma_shapes.tsv"
-    script: "../scripts/darrm/gamma_shapes.py"
+    input:
+        code=script_code("darrm/gamma_shapes.py"),
+    output:
+        **published(DR, "f2_gamma_shapes", FIGURE, "darrm_f2_gamma_shapes.rst", drawing="noise_functions.gamma_shapes"),
+    log:
+        f"{LOGS}/{DR}/f2_gamma_shapes.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/f2_gamma_shapes.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=darrm_settings("f2_gamma_shapes", lp=True),
+        figure={"figure": "F2", "prior_means": None},
+    message:
+        "DaRRM: F2, shapes of γ_opt, γ_Sub and γ_const (K=11, approximate DP)"
+    script:
+        "../scripts/darrm/gamma_shapes.py"
 
 
 rule darrm_f3_errors:
-    message: "DaRRM: F3, E(DaRRM_γ) of the F2 noise functions (Monte Carlo over U[0,1]^K)"
     input:
         shapes=rules.darrm_f2_gamma_shapes.output.csv,
-        code=DR_CODE,
-    output: **published(DR, "f3_errors", FIGURE, "darrm_f3_errors.rst")
-    params: settings=darrm_settings("f3_errors"), seed=SEED, figure={"figure": "F3", "actual_priors": ["T_U"]}
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/f3_errors.log"
-    benchmark: f"{BENCHMARKS}/{DR}/f3_errors.tsv"
-    script: "../scripts/darrm/ensemble_errors.py"
+        code=script_code("darrm/ensemble_errors.py"),
+    output:
+        **published(DR, "f3_errors", FIGURE, "darrm_f3_errors.rst", drawing="noise_functions.ensemble_errors"),
+    log:
+        f"{LOGS}/{DR}/f3_errors.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/f3_errors.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=darrm_settings("f3_errors"),
+        seed=SEED,
+        figure={"figure": "F3", "actual_priors": ["T_U"]},
+    message:
+        "DaRRM: F3, E(DaRRM_γ) of the F2 noise functions (Monte Carlo over U[0,1]^K)"
+    script:
+        "../scripts/darrm/ensemble_errors.py"
 
 
 rule darrm_f4_feasible_region:
-    message: "DaRRM: F4, the feasible region F of (p, p') and its four DP boundaries"
-    input: code=DR_CODE
-    output: **published(DR, "f4_feasible_region", FIGURE, "darrm_f4_feasible_region.rst")
-    params: settings=darrm_settings("f4_feasible_region")
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/f4_feasible_region.log"
-    benchmark: f"{BENCHMARKS}/{DR}/f4_feasible_region.tsv"
-    script: "../scripts/darrm/f4_feasible_region.py"
+    input:
+        code=script_code("darrm/f4_feasible_region.py"),
+    output:
+        **published(
+            DR, "f4_feasible_region", FIGURE, "darrm_f4_feasible_region.rst", drawing="noise_functions.feasible_region"
+        ),
+    log:
+        f"{LOGS}/{DR}/f4_feasible_region.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/f4_feasible_region.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=darrm_settings("f4_feasible_region"),
+    message:
+        "DaRRM: F4, the feasible region F of (p, p') and its four DP boundaries"
+    script:
+        "../scripts/darrm/f4_feasible_region.py"
 
 
 rule darrm_f5_gamma_shapes:
-    message: "DaRRM: F5, shapes of γ_opt, γ_Sub, γ_DSub and γ_const (K=11, pure DP, Setting 1)"
-    input: code=DR_CODE
-    output: **published(DR, "f5_gamma_shapes", FIGURE, "darrm_f5_gamma_shapes.rst")
-    params: settings=darrm_settings("f5_gamma_shapes", lp=True), figure={"figure": "F5", **PURE_DP, "prior_means": None}
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/f5_gamma_shapes.log"
-    benchmark: f"{BENCHMARKS}/{DR}/f5_gamma_shapes.tsv"
-    script: "../scripts/darrm/gamma_shapes.py"
+    input:
+        code=script_code("darrm/gamma_shapes.py"),
+    output:
+        **published(DR, "f5_gamma_shapes", FIGURE, "darrm_f5_gamma_shapes.rst", drawing="noise_functions.gamma_shapes"),
+    log:
+        f"{LOGS}/{DR}/f5_gamma_shapes.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/f5_gamma_shapes.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=darrm_settings("f5_gamma_shapes", lp=True),
+        figure={"figure": "F5", **PURE_DP, "prior_means": None},
+    message:
+        "DaRRM: F5, shapes of γ_opt, γ_Sub, γ_DSub and γ_const (K=11, pure DP, Setting 1)"
+    script:
+        "../scripts/darrm/gamma_shapes.py"
 
 
 rule darrm_f6_errors:
-    message: "DaRRM: F6, E(DaRRM_γ) of the F5 noise functions"
     input:
         shapes=rules.darrm_f5_gamma_shapes.output.csv,
-        code=DR_CODE,
-    output: **published(DR, "f6_errors", FIGURE, "darrm_f6_errors.rst")
-    params: settings=darrm_settings("f6_errors"), seed=SEED, figure={"figure": "F6", "actual_priors": ["T_U"]}
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/f6_errors.log"
-    benchmark: f"{BENCHMARKS}/{DR}/f6_errors.tsv"
-    script: "../scripts/darrm/ensemble_errors.py"
+        code=script_code("darrm/ensemble_errors.py"),
+    output:
+        **published(DR, "f6_errors", FIGURE, "darrm_f6_errors.rst", drawing="noise_functions.ensemble_errors"),
+    log:
+        f"{LOGS}/{DR}/f6_errors.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/f6_errors.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=darrm_settings("f6_errors"),
+        seed=SEED,
+        figure={"figure": "F6", "actual_priors": ["T_U"]},
+    message:
+        "DaRRM: F6, E(DaRRM_γ) of the F5 noise functions"
+    script:
+        "../scripts/darrm/ensemble_errors.py"
 
 
 rule darrm_f7_gamma_shapes:
-    message: "DaRRM: F7, shapes of the four γ for K=101 mechanisms (pure DP, Setting 2)"
-    input: code=DR_CODE
-    output: **published(DR, "f7_gamma_shapes", FIGURE, "darrm_f7_gamma_shapes.rst")
-    params: settings=darrm_settings("f7_gamma_shapes", lp=True), figure={"figure": "F7", **PURE_DP, "prior_means": None}
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/f7_gamma_shapes.log"
-    benchmark: f"{BENCHMARKS}/{DR}/f7_gamma_shapes.tsv"
-    script: "../scripts/darrm/gamma_shapes.py"
+    input:
+        code=script_code("darrm/gamma_shapes.py"),
+    output:
+        **published(DR, "f7_gamma_shapes", FIGURE, "darrm_f7_gamma_shapes.rst", drawing="noise_functions.gamma_shapes"),
+    log:
+        f"{LOGS}/{DR}/f7_gamma_shapes.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/f7_gamma_shapes.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=darrm_settings("f7_gamma_shapes", lp=True),
+        figure={"figure": "F7", **PURE_DP, "prior_means": None},
+    message:
+        "DaRRM: F7, shapes of the four γ for K=101 mechanisms (pure DP, Setting 2)"
+    script:
+        "../scripts/darrm/gamma_shapes.py"
 
 
 rule darrm_f8_errors:
-    message: "DaRRM: F8, E(DaRRM_γ) of the F7 noise functions (K=101)"
     input:
         shapes=rules.darrm_f7_gamma_shapes.output.csv,
-        code=DR_CODE,
-    output: **published(DR, "f8_errors", FIGURE, "darrm_f8_errors.rst")
-    params: settings=darrm_settings("f8_errors"), seed=SEED, figure={"figure": "F8", "actual_priors": ["T_U"]}
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/f8_errors.log"
-    benchmark: f"{BENCHMARKS}/{DR}/f8_errors.tsv"
-    script: "../scripts/darrm/ensemble_errors.py"
+        code=script_code("darrm/ensemble_errors.py"),
+    output:
+        **published(DR, "f8_errors", FIGURE, "darrm_f8_errors.rst", drawing="noise_functions.ensemble_errors"),
+    log:
+        f"{LOGS}/{DR}/f8_errors.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/f8_errors.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=darrm_settings("f8_errors"),
+        seed=SEED,
+        figure={"figure": "F8", "actual_priors": ["T_U"]},
+    message:
+        "DaRRM: F8, E(DaRRM_γ) of the F7 noise functions (K=101)"
+    script:
+        "../scripts/darrm/ensemble_errors.py"
 
 
 rule darrm_f9_prior_shapes:
-    message: "DaRRM: F9 panel 1, γ_opt optimised for the priors T_U and T_P, with γ_Sub and γ_const"
-    input: code=DR_CODE
-    output: **published(DR, "f9_prior_shapes", FIGURE, "darrm_f9_prior_shapes.rst")
-    params: settings=darrm_settings("f9_prior_shapes", lp=True), figure={"figure": "F9", **PURE_DP, "mean_probability": None}
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/f9_prior_shapes.log"
-    benchmark: f"{BENCHMARKS}/{DR}/f9_prior_shapes.tsv"
-    script: "../scripts/darrm/gamma_shapes.py"
+    input:
+        code=script_code("darrm/gamma_shapes.py"),
+    output:
+        **published(DR, "f9_prior_shapes", FIGURE, "darrm_f9_prior_shapes.rst", drawing="noise_functions.gamma_shapes"),
+    log:
+        f"{LOGS}/{DR}/f9_prior_shapes.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/f9_prior_shapes.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=darrm_settings("f9_prior_shapes", lp=True),
+        figure={"figure": "F9", **PURE_DP, "mean_probability": None},
+    message:
+        "DaRRM: F9 panel 1, γ_opt optimised for the priors T_U and T_P, with γ_Sub and γ_const"
+    script:
+        "../scripts/darrm/gamma_shapes.py"
 
 
 rule darrm_f9_prior_errors:
-    message: "DaRRM: F9 panels 2–4, E(DaRRM_γ) of the F9 noise functions under several actual priors"
     input:
         shapes=rules.darrm_f9_prior_shapes.output.csv,
-        code=DR_CODE,
-    output: **published(DR, "f9_prior_errors", FIGURE, "darrm_f9_prior_errors.rst")
-    params: settings=darrm_settings("f9_prior_errors"), seed=SEED, figure={"figure": "F9"}
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/f9_prior_errors.log"
-    benchmark: f"{BENCHMARKS}/{DR}/f9_prior_errors.tsv"
-    script: "../scripts/darrm/ensemble_errors.py"
+        code=script_code("darrm/ensemble_errors.py"),
+    output:
+        **published(
+            DR, "f9_prior_errors", FIGURE, "darrm_f9_prior_errors.rst", drawing="noise_functions.ensemble_errors"
+        ),
+    log:
+        f"{LOGS}/{DR}/f9_prior_errors.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/f9_prior_errors.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=darrm_settings("f9_prior_errors"),
+        seed=SEED,
+        figure={"figure": "F9"},
+    message:
+        "DaRRM: F9 panels 2–4, E(DaRRM_γ) of the F9 noise functions under several actual priors"
+    script:
+        "../scripts/darrm/ensemble_errors.py"
 
 
 rule darrm_lp_diagnostics:
-    message: "DaRRM: sizes, presolve, repair and exact privacy of the γ LPs behind the shape figures (spec §4)"
-    input: code=DR_CODE
+    input:
+        code=script_code("darrm/lp_diagnostics.py"),
     output:
         **published(DR, "lp_diagnostics", TABLE, "darrm_lp_diagnostics.rst"),
         # Build and solve times are not reproducible: kept with the logs, out of the compared tables.
         timings=f"{LOGS}/{DR}/lp_diagnostics_times.tsv",
-    params: settings=darrm_lp_cases()
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/lp_diagnostics.log"
-    benchmark: f"{BENCHMARKS}/{DR}/lp_diagnostics.tsv"
-    script: "../scripts/darrm/lp_diagnostics.py"
+    log:
+        f"{LOGS}/{DR}/lp_diagnostics.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/lp_diagnostics.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=darrm_lp_cases(),
+    message:
+        "DaRRM: sizes, presolve, repair and exact privacy of the γ LPs behind the shape figures (spec §4)"
+    script:
+        "../scripts/darrm/lp_diagnostics.py"
 
 
 rule darrm_verified_numbers:
-    message: "DaRRM: the spec's verified numbers and acceptance values recomputed (spec §5–§6)"
     input:
         registry=claim_registry(DR),
-        code=sorted(set(DR_CODE) | set(code_inputs("scorecard/claims.py", "scorecard/uncertainty.py"))),
-    output: **published(DR, "verified_numbers", TABLE, "darrm_verified_numbers.rst")
-    params: settings=darrm_settings("verified_numbers", lp=True), seed=SEED
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/verified_numbers.log"
-    benchmark: f"{BENCHMARKS}/{DR}/verified_numbers.tsv"
-    script: "../scripts/darrm/verified_numbers.py"
+        code=script_code("darrm/verified_numbers.py"),
+    output:
+        **published(DR, "verified_numbers", TABLE, "darrm_verified_numbers.rst"),
+    log:
+        f"{LOGS}/{DR}/verified_numbers.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/verified_numbers.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=darrm_settings("verified_numbers", lp=True),
+        seed=SEED,
+    message:
+        "DaRRM: the spec's verified numbers and acceptance values recomputed (spec §5–§6)"
+    script:
+        "../scripts/darrm/verified_numbers.py"
 
 
-for _rule in (rules.darrm_f2_gamma_shapes, rules.darrm_f3_errors, rules.darrm_f4_feasible_region,
-              rules.darrm_f5_gamma_shapes, rules.darrm_f6_errors, rules.darrm_f7_gamma_shapes, rules.darrm_f8_errors,
-              rules.darrm_f9_prior_shapes, rules.darrm_f9_prior_errors, rules.darrm_lp_diagnostics,
-              rules.darrm_verified_numbers):
+for _rule in (
+    rules.darrm_f2_gamma_shapes,
+    rules.darrm_f3_errors,
+    rules.darrm_f4_feasible_region,
+    rules.darrm_f5_gamma_shapes,
+    rules.darrm_f6_errors,
+    rules.darrm_f7_gamma_shapes,
+    rules.darrm_f8_errors,
+    rules.darrm_f9_prior_shapes,
+    rules.darrm_f9_prior_errors,
+    rules.darrm_lp_diagnostics,
+    rules.darrm_verified_numbers,
+):
     register(DR, _rule.output)
 
 
@@ -157,145 +261,214 @@ for _rule in (rules.darrm_f2_gamma_shapes, rules.darrm_f3_errors, rules.darrm_f4
 # say "needs download" and so do the scorecard claims that read them.
 
 DR_PREDICTION = f"{WORK}/{DR}/prediction"
-DR_TEACHERS_CODE = code_inputs("data", "accounting/rdp.py", "learning/teachers.py", "replications/darrm/teachers.py",
-                               plots=False)
-DR_PREDICTION_CODE = code_inputs("data", "learning/teachers.py", "mechanisms/majority.py", "mechanisms/majority_utility.py",
-                                 "mechanisms/feasible_region.py", "mechanisms/gnmax.py",
-                                 "optimisation/gamma_lp.py", "accounting", "scorecard/claims.py", "scorecard/uncertainty.py",
-                                 "replications/darrm/teachers.py", "replications/darrm/prediction.py", "learning/protocol.py",
-                                 "replications/darrm/teacher_quality.py")
 
 
 checkpoint darrm_prediction_data:
-    message: "DaRRM: can {wildcards.dataset} be had (data directory, mirror, or canonical URL)?"
-    input: code=code_inputs("data")
-    output: f"{DR_PREDICTION}/data/{{dataset}}.json"
-    params: settings=darrm_data_probe
-    localrule: True
+    input:
+        code=script_code("darrm/prediction_data.py"),
+    output:
+        f"{DR_PREDICTION}/data/{{dataset}}.json",
+    log:
+        f"{LOGS}/{DR}/prediction_data_{{dataset}}.log",
     priority: CRITICAL_PATH
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/prediction_data_{{dataset}}.log"
-    script: "../scripts/darrm/prediction_data.py"
+    localrule: True
+    conda:
+        ENVIRONMENT
+    params:
+        settings=darrm_data_probe,
+    message:
+        "DaRRM: can {wildcards.dataset} be had (data directory, mirror, or canonical URL)?"
+    script:
+        "../scripts/darrm/prediction_data.py"
 
 
 rule darrm_prediction_teachers:
-    message: "DaRRM: train the {wildcards.kind} teachers of {wildcards.dataset} and cache their votes on the test images"
     input:
         idx=darrm_dataset_files,
-        code=DR_TEACHERS_CODE,
+        code=script_code("darrm/prediction_teachers.py"),
     output:
         votes=f"{DR_PREDICTION}/{{dataset}}_{{kind}}_votes.npz",
         teachers=f"{DR_PREDICTION}/{{dataset}}_{{kind}}_teachers.csv",
+    log:
+        f"{LOGS}/{DR}/prediction_teachers_{{dataset}}_{{kind}}.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/prediction_teachers_{{dataset}}_{{kind}}.tsv"
     wildcard_constraints:
         kind="private|nonprivate",
-    params: settings=darrm_teacher_settings, seed=SEED
+    priority: CRITICAL_PATH
+    conda:
+        ENVIRONMENT
     # One thread: torch's CPU kernels then sum in a fixed order, so the votes are bit-stable.
     threads: 1
-    priority: CRITICAL_PATH
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/prediction_teachers_{{dataset}}_{{kind}}.log"
-    benchmark: f"{BENCHMARKS}/{DR}/prediction_teachers_{{dataset}}_{{kind}}.tsv"
-    script: "../scripts/darrm/prediction_teachers.py"
+    params:
+        settings=darrm_teacher_settings,
+        seed=SEED,
+    message:
+        "DaRRM: train the {wildcards.kind} teachers of {wildcards.dataset} and cache their votes on the test images"
+    script:
+        "../scripts/darrm/prediction_teachers.py"
 
 
 rule darrm_prediction_teacher_replicate:
-    message: "DaRRM: the {wildcards.kind} teachers of {wildcards.dataset} again under seed replicate {wildcards.replicate}"
     input:
         idx=darrm_dataset_files,
-        code=DR_TEACHERS_CODE,
+        code=script_code("darrm/prediction_teachers.py"),
     output:
         votes=f"{DR_PREDICTION}/replicates/{{dataset}}_{{kind}}_{{replicate}}_votes.npz",
         teachers=f"{DR_PREDICTION}/replicates/{{dataset}}_{{kind}}_{{replicate}}_teachers.csv",
+    log:
+        f"{LOGS}/{DR}/prediction_teachers_{{dataset}}_{{kind}}_{{replicate}}.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/prediction_teachers_{{dataset}}_{{kind}}_{{replicate}}.tsv"
     wildcard_constraints:
         kind="private|nonprivate",
         replicate="[1-9][0-9]*",
-    params: settings=darrm_teacher_settings, seed=SEED
+    conda:
+        ENVIRONMENT
     threads: 1
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/prediction_teachers_{{dataset}}_{{kind}}_{{replicate}}.log"
-    benchmark: f"{BENCHMARKS}/{DR}/prediction_teachers_{{dataset}}_{{kind}}_{{replicate}}.tsv"
-    script: "../scripts/darrm/prediction_teachers.py"
+    params:
+        settings=darrm_teacher_settings,
+        seed=SEED,
+    message:
+        "DaRRM: the {wildcards.kind} teachers of {wildcards.dataset} again under seed replicate {wildcards.replicate}"
+    script:
+        "../scripts/darrm/prediction_teachers.py"
 
 
 rule darrm_prediction_teacher_seeds:
-    message: "DaRRM: the aggregators' expected accuracies under independently seeded teacher ensembles, and their spread"
     input:
         unpack(darrm_replicate_inputs),
-        code=DR_PREDICTION_CODE,
-    output: **published(DR, "prediction_teacher_seeds", PRIVATE_TABLE, "darrm_prediction_teacher_seeds.rst")
-    params: settings=darrm_prediction_settings(), files=darrm_replicate_files
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/prediction_teacher_seeds.log"
-    benchmark: f"{BENCHMARKS}/{DR}/prediction_teacher_seeds.tsv"
-    script: "../scripts/darrm/prediction_teacher_seeds.py"
+        code=script_code("darrm/prediction_teacher_seeds.py"),
+    output:
+        **published(DR, "prediction_teacher_seeds", PRIVATE_TABLE, "darrm_prediction_teacher_seeds.rst"),
+    log:
+        f"{LOGS}/{DR}/prediction_teacher_seeds.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/prediction_teacher_seeds.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=darrm_prediction_settings(),
+        files=darrm_replicate_files,
+    message:
+        "DaRRM: the aggregators' expected accuracies under independently seeded teacher ensembles, and their spread"
+    script:
+        "../scripts/darrm/prediction_teacher_seeds.py"
 
 
 rule darrm_prediction_privacy:
-    message: "DaRRM: per-query and total privacy of GNMax, DaRRM_Sub and DaRRM_opt (σ table, γ_opt check)"
-    input: code=DR_PREDICTION_CODE
-    output: **published(DR, "prediction_privacy", TABLE, "darrm_prediction_privacy.rst")
-    params: settings=darrm_prediction_settings()
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/prediction_privacy.log"
-    benchmark: f"{BENCHMARKS}/{DR}/prediction_privacy.tsv"
-    script: "../scripts/darrm/prediction_privacy.py"
+    input:
+        code=script_code("darrm/prediction_privacy.py"),
+    output:
+        **published(DR, "prediction_privacy", TABLE, "darrm_prediction_privacy.rst"),
+    log:
+        f"{LOGS}/{DR}/prediction_privacy.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/prediction_privacy.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=darrm_prediction_settings(),
+    message:
+        "DaRRM: per-query and total privacy of GNMax, DaRRM_Sub and DaRRM_opt (σ table, γ_opt check)"
+    script:
+        "../scripts/darrm/prediction_privacy.py"
 
 
 rule darrm_f10_gnmax_variance:
-    message: "DaRRM: F10, GNMax's variance against the Rényi order at each per-query budget"
     input:
         privacy=rules.darrm_prediction_privacy.output.csv,
-        code=DR_PREDICTION_CODE,
-    output: **published(DR, "f10_gnmax_variance", FIGURE, "darrm_f10_gnmax_variance.rst")
-    params: settings={"max_order": darrm_prediction_settings()["gnmax_max_order"]}
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/f10_gnmax_variance.log"
-    benchmark: f"{BENCHMARKS}/{DR}/f10_gnmax_variance.tsv"
-    script: "../scripts/darrm/f10_gnmax_variance.py"
+        code=script_code("darrm/f10_gnmax_variance.py"),
+    output:
+        **published(
+            DR, "f10_gnmax_variance", FIGURE, "darrm_f10_gnmax_variance.rst", drawing="noise_functions.gnmax_variance"
+        ),
+    log:
+        f"{LOGS}/{DR}/f10_gnmax_variance.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/f10_gnmax_variance.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings={"max_order": darrm_prediction_settings()["gnmax_max_order"]},
+    message:
+        "DaRRM: F10, GNMax's variance against the Rényi order at each per-query budget"
+    script:
+        "../scripts/darrm/f10_gnmax_variance.py"
 
 
 rule darrm_prediction_teachers_table:
-    message: "DaRRM: teacher accuracies and privacy parameters per dataset"
     input:
         unpack(darrm_prediction_inputs("teachers")),
-        code=DR_PREDICTION_CODE,
-    output: **published(DR, "prediction_teachers", PRIVATE_TABLE, "darrm_prediction_teachers.rst")
-    params: settings=darrm_prediction_settings(), files=darrm_prediction_files("teachers")
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/prediction_teachers.log"
-    benchmark: f"{BENCHMARKS}/{DR}/prediction_teachers.tsv"
-    script: "../scripts/darrm/prediction_teachers_table.py"
+        code=script_code("darrm/prediction_teachers_table.py"),
+    output:
+        **published(DR, "prediction_teachers", PRIVATE_TABLE, "darrm_prediction_teachers.rst"),
+    log:
+        f"{LOGS}/{DR}/prediction_teachers.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/prediction_teachers.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=darrm_prediction_settings(),
+        files=darrm_prediction_files("teachers"),
+    message:
+        "DaRRM: teacher accuracies and privacy parameters per dataset"
+    script:
+        "../scripts/darrm/prediction_teachers_table.py"
 
 
 rule darrm_prediction_teacher_diagnostics:
-    message: "DaRRM: every teacher's accuracy, class rates and confusion counts (collapse to one class?)"
     input:
         unpack(darrm_prediction_inputs("votes")),
-        code=DR_PREDICTION_CODE,
-    output: **published(DR, "prediction_teacher_diagnostics", TABLE, "darrm_prediction_teacher_diagnostics.rst")
-    params: settings=darrm_prediction_settings(), files=darrm_prediction_files("votes")
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/prediction_teacher_diagnostics.log"
-    benchmark: f"{BENCHMARKS}/{DR}/prediction_teacher_diagnostics.tsv"
-    script: "../scripts/darrm/prediction_teacher_diagnostics.py"
+        code=script_code("darrm/prediction_teacher_diagnostics.py"),
+    output:
+        **published(DR, "prediction_teacher_diagnostics", TABLE, "darrm_prediction_teacher_diagnostics.rst"),
+    log:
+        f"{LOGS}/{DR}/prediction_teacher_diagnostics.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/prediction_teacher_diagnostics.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=darrm_prediction_settings(),
+        files=darrm_prediction_files("votes"),
+    message:
+        "DaRRM: every teacher's accuracy, class rates and confusion counts (collapse to one class?)"
+    script:
+        "../scripts/darrm/prediction_teacher_diagnostics.py"
 
 
 rule darrm_prediction_accuracy:
-    message: "DaRRM: accuracy of Q private query labels, GNMax vs DaRRM_Sub vs DaRRM_opt (MNIST, Fashion-MNIST)"
     input:
         unpack(darrm_prediction_inputs("votes")),
-        code=DR_PREDICTION_CODE,
-    output: **published(DR, "prediction_accuracy", PRIVATE_TABLE, "darrm_prediction_accuracy.rst")
-    params: settings=darrm_prediction_settings(), files=darrm_prediction_files("votes"), seed=SEED
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/prediction_accuracy.log"
-    benchmark: f"{BENCHMARKS}/{DR}/prediction_accuracy.tsv"
-    script: "../scripts/darrm/prediction_accuracy.py"
+        code=script_code("darrm/prediction_accuracy.py"),
+    output:
+        **published(DR, "prediction_accuracy", PRIVATE_TABLE, "darrm_prediction_accuracy.rst"),
+    log:
+        f"{LOGS}/{DR}/prediction_accuracy.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/prediction_accuracy.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=darrm_prediction_settings(),
+        files=darrm_prediction_files("votes"),
+        seed=SEED,
+    message:
+        "DaRRM: accuracy of Q private query labels, GNMax vs DaRRM_Sub vs DaRRM_opt (MNIST, Fashion-MNIST)"
+    script:
+        "../scripts/darrm/prediction_accuracy.py"
 
 
-for _rule in (rules.darrm_prediction_privacy, rules.darrm_f10_gnmax_variance, rules.darrm_prediction_teachers_table,
-              rules.darrm_prediction_teacher_diagnostics, rules.darrm_prediction_accuracy,
-              rules.darrm_prediction_teacher_seeds):
+for _rule in (
+    rules.darrm_prediction_privacy,
+    rules.darrm_f10_gnmax_variance,
+    rules.darrm_prediction_teachers_table,
+    rules.darrm_prediction_teacher_diagnostics,
+    rules.darrm_prediction_accuracy,
+    rules.darrm_prediction_teacher_seeds,
+):
     register(DR, _rule.output)
 
 
@@ -306,63 +479,78 @@ for _rule in (rules.darrm_prediction_privacy, rules.darrm_f10_gnmax_variance, ru
 # its accuracy table is computed on the rest, next to the pipeline's.
 
 DR_ABLATION = f"{DR_PREDICTION}/ablation"
-DR_ABLATION_CODE = code_inputs("data", "accounting", "learning/teachers.py", "mechanisms/majority.py",
-                               "mechanisms/majority_utility.py",
-                               "mechanisms/feasible_region.py", "mechanisms/gnmax.py",
-                               "optimisation/gamma_lp.py", "scorecard/claims.py", "scorecard/uncertainty.py", "replications/darrm/teachers.py",
-                               "replications/darrm/prediction.py", "learning/protocol.py", "replications/darrm/teacher_quality.py",
-                               "replications/darrm/teacher_ablation.py", plots=False)
 
 
 rule darrm_prediction_teacher_ablation_config:
-    message: "DaRRM: the ablated dataset's private teachers under DP-SGD configuration {wildcards.config}, every seed replicate"
     input:
         idx=darrm_ablation_idx,
-        code=DR_ABLATION_CODE,
+        code=script_code("darrm/prediction_teacher_ablation_config.py"),
     output:
         votes=f"{DR_ABLATION}/configs/{{config}}_votes.npz",
         # Per-teacher diagnostics and training times (not reproducible): kept out of the compared table.
         teachers=f"{DR_ABLATION}/configs/{{config}}_teachers.csv",
-    params: settings=darrm_ablation_config_settings, seed=SEED
-    threads: 1
+    log:
+        f"{LOGS}/{DR}/prediction_teacher_ablation_{{config}}.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/prediction_teacher_ablation_{{config}}.tsv"
     priority: CRITICAL_PATH
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/prediction_teacher_ablation_{{config}}.log"
-    benchmark: f"{BENCHMARKS}/{DR}/prediction_teacher_ablation_{{config}}.tsv"
-    script: "../scripts/darrm/prediction_teacher_ablation_config.py"
+    conda:
+        ENVIRONMENT
+    threads: 1
+    params:
+        settings=darrm_ablation_config_settings,
+        seed=SEED,
+    message:
+        "DaRRM: the ablated dataset's private teachers under DP-SGD configuration {wildcards.config}, every seed replicate"
+    script:
+        "../scripts/darrm/prediction_teacher_ablation_config.py"
 
 
 rule darrm_prediction_teacher_ablation:
-    message: "DaRRM: private teachers under DP-SGD configurations within the paper's protocol (epochs, optimiser, ICLR budget)"
     input:
         unpack(darrm_ablation_inputs),
-        code=DR_ABLATION_CODE,
+        code=script_code("darrm/prediction_teacher_ablation.py"),
     output:
         **published(DR, "prediction_teacher_ablation", PRIVATE_TABLE, "darrm_prediction_teacher_ablation.rst"),
         votes=f"{DR_ABLATION}/best_votes.npz",
-    params: settings=darrm_ablation_settings(), seed=SEED
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/prediction_teacher_ablation.log"
-    benchmark: f"{BENCHMARKS}/{DR}/prediction_teacher_ablation.tsv"
-    script: "../scripts/darrm/prediction_teacher_ablation.py"
+    log:
+        f"{LOGS}/{DR}/prediction_teacher_ablation.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/prediction_teacher_ablation.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=darrm_ablation_settings(),
+        seed=SEED,
+    message:
+        "DaRRM: private teachers under DP-SGD configurations within the paper's protocol (epochs, optimiser, ICLR budget)"
+    script:
+        "../scripts/darrm/prediction_teacher_ablation.py"
 
 
 rule darrm_prediction_accuracy_best_config:
-    message: "DaRRM: the accuracy table of the ablated dataset with the best configuration's private teachers"
     input:
         unpack(darrm_ablation_inputs),
         ablation=rules.darrm_prediction_teacher_ablation.output.csv,
         best_votes=rules.darrm_prediction_teacher_ablation.output.votes,
-        code=DR_ABLATION_CODE,
+        code=script_code("darrm/prediction_accuracy_best_config.py"),
     output:
         **published(DR, "prediction_accuracy_best_config", PRIVATE_TABLE, "darrm_prediction_accuracy_best_config.rst"),
         teachers=f"{DR_ABLATION}/best_config_teachers.csv",
-    params: settings={**darrm_prediction_settings(), "ablation": settings("darrm/teacher_ablation")}, seed=SEED
+    log:
+        f"{LOGS}/{DR}/prediction_accuracy_best_config.log",
+    benchmark:
+        f"{BENCHMARKS}/{DR}/prediction_accuracy_best_config.tsv"
+    conda:
+        ENVIRONMENT
     threads: 1
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{DR}/prediction_accuracy_best_config.log"
-    benchmark: f"{BENCHMARKS}/{DR}/prediction_accuracy_best_config.tsv"
-    script: "../scripts/darrm/prediction_accuracy_best_config.py"
+    params:
+        settings={**darrm_prediction_settings(), "ablation": settings("darrm/teacher_ablation")},
+        seed=SEED,
+    message:
+        "DaRRM: the accuracy table of the ablated dataset with the best configuration's private teachers"
+    script:
+        "../scripts/darrm/prediction_accuracy_best_config.py"
 
 
 for _rule in (rules.darrm_prediction_teacher_ablation, rules.darrm_prediction_accuracy_best_config):

@@ -2,14 +2,18 @@
 
 
 rule fetch_data_file:
-    message: "data: fetch and verify {wildcards.dataset}/{wildcards.filename}"
-    output: f"{DATA}/{{dataset}}/{{filename}}"
+    output:
+        f"{DATA}/{{dataset}}/{{filename}}",
+    log:
+        f"logs/data/{{dataset}}/{{filename}}.log",
+    priority: CRITICAL_PATH
+    retries: 1
+    localrule: True
+    conda:
+        ENVIRONMENT
     params:
         mirror=config["data"]["mirror"],
-    log: f"logs/data/{{dataset}}/{{filename}}.log"
-    localrule: True
-    priority: CRITICAL_PATH
-    conda: ENVIRONMENT
-    retries: 1
-    script: "../scripts/data/fetch.py"
-
+    message:
+        "data: fetch and verify {wildcards.dataset}/{wildcards.filename}"
+    script:
+        "../scripts/data/fetch.py"

@@ -3,220 +3,416 @@ Gaussian (Balle & Wang 2018): Figs 1–3, the canonical values, and extras E1–
 Spec: shared/specs/truncated_laplace.md."""
 
 TL = "truncated_laplace"
-TL_CODE = code_inputs("mechanisms/additive.py", "mechanisms/truncated_laplace.py", "mechanisms/bounds.py",
-                      "mechanisms/noise_comparison.py", "accounting/hockey_stick.py", "optimisation/noise_lp.py",
-                      "oracles.py", "replications/truncated_laplace/figures.py", "replications/truncated_laplace/bounds.py",
-                      "replications/truncated_laplace/audits.py", "scorecard/claims.py", "scorecard/uncertainty.py")
 
 # The optional libraries behind the cross-check tables, with their versions: installing, removing or
 # upgrading one reruns the tables (rerun trigger params), so a stale "missing" row never stays.
 TL_ORACLES = library_versions("dp-accounting", "autodp", "diffprivlib", "opendp", "mpmath")
 
+
 rule tl_density:
-    message: "TL: Fig. 1, truncated-Laplacian density with Laplace and analytic-Gaussian overlays (spec §8)"
-    input: code=TL_CODE
+    input:
+        code=script_code("truncated_laplace/density.py"),
     output:
-        **published(TL, "density", FIGURE, "tl_density.rst"),
-        **{f"annotations_{k}": v for k, v in published(TL, "density_annotations", TABLE, "tl_density_annotations.rst").items()},
-    params: settings=settings(f"{TL}/density")
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{TL}/density.log"
-    benchmark: f"{BENCHMARKS}/{TL}/density.tsv"
-    script: "../scripts/truncated_laplace/density.py"
+        **published(
+            TL,
+            "density",
+            FIGURE,
+            "tl_density.rst",
+            drawing="noise_distributions.density_overlay",
+            tables=["density", "density_annotations"],
+        ),
+        **{
+            f"annotations_{k}": v
+            for k, v in published(TL, "density_annotations", TABLE, "tl_density_annotations.rst").items()
+        },
+    log:
+        f"{LOGS}/{TL}/density.log",
+    benchmark:
+        f"{BENCHMARKS}/{TL}/density.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=settings(f"{TL}/density"),
+    message:
+        "TL: Fig. 1, truncated-Laplacian density with Laplace and analytic-Gaussian overlays (spec §8)"
+    script:
+        "../scripts/truncated_laplace/density.py"
 
 
 rule tl_amplitude_ratio:
-    message: "TL: Fig. 2(a), amplitude ratio R_V against ε, one curve per δ (spec §8)"
-    input: code=TL_CODE
-    output: **published(TL, "amplitude_ratio", FIGURE, "tl_amplitude_ratio.rst")
-    params: settings=settings(f"{TL}/ratio_curves"), quantity="amplitude"
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{TL}/amplitude_ratio.log"
-    benchmark: f"{BENCHMARKS}/{TL}/amplitude_ratio.tsv"
-    script: "../scripts/truncated_laplace/ratio_curves.py"
+    input:
+        code=script_code("truncated_laplace/ratio_curves.py"),
+    output:
+        **published(TL, "amplitude_ratio", FIGURE, "tl_amplitude_ratio.rst", drawing="noise_distributions.ratio_lines"),
+    log:
+        f"{LOGS}/{TL}/amplitude_ratio.log",
+    benchmark:
+        f"{BENCHMARKS}/{TL}/amplitude_ratio.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=settings(f"{TL}/ratio_curves"),
+        quantity="amplitude",
+    message:
+        "TL: Fig. 2(a), amplitude ratio R_V against ε, one curve per δ (spec §8)"
+    script:
+        "../scripts/truncated_laplace/ratio_curves.py"
 
 
 rule tl_power_ratio:
-    message: "TL: Fig. 3(a), power ratio R_D against ε, one curve per δ (spec §8)"
-    input: code=TL_CODE
-    output: **published(TL, "power_ratio", FIGURE, "tl_power_ratio.rst")
-    params: settings=settings(f"{TL}/ratio_curves"), quantity="power"
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{TL}/power_ratio.log"
-    benchmark: f"{BENCHMARKS}/{TL}/power_ratio.tsv"
-    script: "../scripts/truncated_laplace/ratio_curves.py"
+    input:
+        code=script_code("truncated_laplace/ratio_curves.py"),
+    output:
+        **published(TL, "power_ratio", FIGURE, "tl_power_ratio.rst", drawing="noise_distributions.ratio_lines"),
+    log:
+        f"{LOGS}/{TL}/power_ratio.log",
+    benchmark:
+        f"{BENCHMARKS}/{TL}/power_ratio.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=settings(f"{TL}/ratio_curves"),
+        quantity="power",
+    message:
+        "TL: Fig. 3(a), power ratio R_D against ε, one curve per δ (spec §8)"
+    script:
+        "../scripts/truncated_laplace/ratio_curves.py"
 
 
 rule tl_amplitude_ratio_heatmap:
-    message: "TL: Fig. 2(b), R_V over log10 ε × log10 δ with contours (spec §8)"
-    input: code=TL_CODE
-    output: **published(TL, "amplitude_ratio_heatmap", FIGURE, "tl_amplitude_ratio_heatmap.rst")
-    params: settings=settings(f"{TL}/ratio_heatmap"), quantity="amplitude"
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{TL}/amplitude_ratio_heatmap.log"
-    benchmark: f"{BENCHMARKS}/{TL}/amplitude_ratio_heatmap.tsv"
-    script: "../scripts/truncated_laplace/ratio_heatmap.py"
+    input:
+        code=script_code("truncated_laplace/ratio_heatmap.py"),
+    output:
+        **published(
+            TL,
+            "amplitude_ratio_heatmap",
+            FIGURE,
+            "tl_amplitude_ratio_heatmap.rst",
+            drawing="noise_distributions.ratio_heatmap",
+        ),
+    log:
+        f"{LOGS}/{TL}/amplitude_ratio_heatmap.log",
+    benchmark:
+        f"{BENCHMARKS}/{TL}/amplitude_ratio_heatmap.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=settings(f"{TL}/ratio_heatmap"),
+        quantity="amplitude",
+    message:
+        "TL: Fig. 2(b), R_V over log10 ε × log10 δ with contours (spec §8)"
+    script:
+        "../scripts/truncated_laplace/ratio_heatmap.py"
 
 
 rule tl_power_ratio_heatmap:
-    message: "TL: Fig. 3(b), R_D over log10 ε × log10 δ with contours (spec §8)"
-    input: code=TL_CODE
-    output: **published(TL, "power_ratio_heatmap", FIGURE, "tl_power_ratio_heatmap.rst")
-    params: settings=settings(f"{TL}/ratio_heatmap"), quantity="power"
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{TL}/power_ratio_heatmap.log"
-    benchmark: f"{BENCHMARKS}/{TL}/power_ratio_heatmap.tsv"
-    script: "../scripts/truncated_laplace/ratio_heatmap.py"
+    input:
+        code=script_code("truncated_laplace/ratio_heatmap.py"),
+    output:
+        **published(
+            TL,
+            "power_ratio_heatmap",
+            FIGURE,
+            "tl_power_ratio_heatmap.rst",
+            drawing="noise_distributions.ratio_heatmap",
+        ),
+    log:
+        f"{LOGS}/{TL}/power_ratio_heatmap.log",
+    benchmark:
+        f"{BENCHMARKS}/{TL}/power_ratio_heatmap.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=settings(f"{TL}/ratio_heatmap"),
+        quantity="power",
+    message:
+        "TL: Fig. 3(b), R_D over log10 ε × log10 δ with contours (spec §8)"
+    script:
+        "../scripts/truncated_laplace/ratio_heatmap.py"
 
 
 rule tl_ratio_table:
-    message: "TL: the spec §8 table of R_V and R_D"
-    input: code=TL_CODE
-    output: **published(TL, "ratio_table", TABLE, "tl_ratio_table.rst")
-    params: settings=settings(f"{TL}/ratio_table")
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{TL}/ratio_table.log"
-    benchmark: f"{BENCHMARKS}/{TL}/ratio_table.tsv"
-    script: "../scripts/truncated_laplace/ratio_table.py"
+    input:
+        code=script_code("truncated_laplace/ratio_table.py"),
+    output:
+        **published(TL, "ratio_table", TABLE, "tl_ratio_table.rst"),
+    log:
+        f"{LOGS}/{TL}/ratio_table.log",
+    benchmark:
+        f"{BENCHMARKS}/{TL}/ratio_table.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=settings(f"{TL}/ratio_table"),
+    message:
+        "TL: the spec §8 table of R_V and R_D"
+    script:
+        "../scripts/truncated_laplace/ratio_table.py"
 
 
 rule tl_ratio_facts:
-    message: "TL: checkable facts about R_V, R_D (suprema, peaks, break-even δ) and σ_aG/σ_cl (spec §8)"
-    input: code=TL_CODE
-    output: **published(TL, "ratio_facts", TABLE, "tl_ratio_facts.rst")
-    params: settings=settings(f"{TL}/ratio_facts")
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{TL}/ratio_facts.log"
-    benchmark: f"{BENCHMARKS}/{TL}/ratio_facts.tsv"
-    script: "../scripts/truncated_laplace/ratio_facts.py"
+    input:
+        code=script_code("truncated_laplace/ratio_facts.py"),
+    output:
+        **published(TL, "ratio_facts", TABLE, "tl_ratio_facts.rst"),
+    log:
+        f"{LOGS}/{TL}/ratio_facts.log",
+    benchmark:
+        f"{BENCHMARKS}/{TL}/ratio_facts.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=settings(f"{TL}/ratio_facts"),
+    message:
+        "TL: checkable facts about R_V, R_D (suprema, peaks, break-even δ) and σ_aG/σ_cl (spec §8)"
+    script:
+        "../scripts/truncated_laplace/ratio_facts.py"
 
 
 rule tl_canonical_values:
-    message: "TL: canonical values A, V_up, D_up, V_low*, D_low*, σ_aG, R_V, R_D (spec §8)"
-    input: code=TL_CODE
-    output: **published(TL, "canonical_values", TABLE, "tl_canonical_values.rst")
-    params: settings=settings(f"{TL}/canonical_values")
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{TL}/canonical_values.log"
-    benchmark: f"{BENCHMARKS}/{TL}/canonical_values.tsv"
-    script: "../scripts/truncated_laplace/canonical_values.py"
+    input:
+        code=script_code("truncated_laplace/canonical_values.py"),
+    output:
+        **published(TL, "canonical_values", TABLE, "tl_canonical_values.rst"),
+    log:
+        f"{LOGS}/{TL}/canonical_values.log",
+    benchmark:
+        f"{BENCHMARKS}/{TL}/canonical_values.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=settings(f"{TL}/canonical_values"),
+    message:
+        "TL: canonical values A, V_up, D_up, V_low*, D_low*, σ_aG, R_V, R_D (spec §8)"
+    script:
+        "../scripts/truncated_laplace/canonical_values.py"
 
 
 rule tl_bound_gap:
-    message: "TL: E1, reconstructed lower bounds over upper bounds against ε (Thms 6–7)"
-    input: code=TL_CODE
-    output: **published(TL, "bound_gap", FIGURE, "tl_bound_gap.rst")
-    params: settings=settings(f"{TL}/bound_gap")
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{TL}/bound_gap.log"
-    benchmark: f"{BENCHMARKS}/{TL}/bound_gap.tsv"
-    script: "../scripts/truncated_laplace/bound_gap.py"
+    input:
+        code=script_code("truncated_laplace/bound_gap.py"),
+    output:
+        **published(TL, "bound_gap", FIGURE, "tl_bound_gap.rst", drawing="noise_distributions.bound_gap"),
+    log:
+        f"{LOGS}/{TL}/bound_gap.log",
+    benchmark:
+        f"{BENCHMARKS}/{TL}/bound_gap.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=settings(f"{TL}/bound_gap"),
+    message:
+        "TL: E1, reconstructed lower bounds over upper bounds against ε (Thms 6–7)"
+    script:
+        "../scripts/truncated_laplace/bound_gap.py"
 
 
 rule tl_bound_kinks:
-    message: "TL: where the reconstructed-bound curves bend, against the ε where ⌊n⌋ changes"
-    input: code=TL_CODE
-    output: **published(TL, "bound_kinks", TABLE, "tl_bound_kinks.rst")
-    params: settings=settings(f"{TL}/bound_kinks")
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{TL}/bound_kinks.log"
-    benchmark: f"{BENCHMARKS}/{TL}/bound_kinks.tsv"
-    script: "../scripts/truncated_laplace/bound_kinks.py"
+    input:
+        code=script_code("truncated_laplace/bound_kinks.py"),
+    output:
+        **published(TL, "bound_kinks", TABLE, "tl_bound_kinks.rst"),
+    log:
+        f"{LOGS}/{TL}/bound_kinks.log",
+    benchmark:
+        f"{BENCHMARKS}/{TL}/bound_kinks.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=settings(f"{TL}/bound_kinks"),
+    message:
+        "TL: where the reconstructed-bound curves bend, against the ε where ⌊n⌋ changes"
+    script:
+        "../scripts/truncated_laplace/bound_kinks.py"
 
 
 rule tl_lp_optimum:
-    message: "TL: E2, the optimal noise cost bracketed by the all-shifts binned LP"
-    input: code=TL_CODE
-    output: **published(TL, "lp_optimum", FIGURE, "tl_lp_optimum.rst")
-    params: settings=settings(f"{TL}/lp_optimum")
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{TL}/lp_optimum.log"
-    benchmark: f"{BENCHMARKS}/{TL}/lp_optimum.tsv"
-    script: "../scripts/truncated_laplace/lp_optimum.py"
+    input:
+        code=script_code("truncated_laplace/lp_optimum.py"),
+    output:
+        **published(TL, "lp_optimum", FIGURE, "tl_lp_optimum.rst", drawing="noise_distributions.lp_optimum"),
+    log:
+        f"{LOGS}/{TL}/lp_optimum.log",
+    benchmark:
+        f"{BENCHMARKS}/{TL}/lp_optimum.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=settings(f"{TL}/lp_optimum"),
+    message:
+        "TL: E2, the optimal noise cost bracketed by the all-shifts binned LP"
+    script:
+        "../scripts/truncated_laplace/lp_optimum.py"
 
 
 rule tl_monte_carlo:
-    message: "TL: E3, Monte Carlo E|X| and E X² of our sampler and diffprivlib against V_up, D_up"
-    input: code=TL_CODE
-    output: **published(TL, "monte_carlo", FIGURE, "tl_monte_carlo.rst")
-    params: settings=settings(f"{TL}/monte_carlo"), seed=SEED, libraries=library_versions("diffprivlib")
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{TL}/monte_carlo.log"
-    benchmark: f"{BENCHMARKS}/{TL}/monte_carlo.tsv"
-    script: "../scripts/truncated_laplace/monte_carlo.py"
+    input:
+        code=script_code("truncated_laplace/monte_carlo.py"),
+    output:
+        **published(TL, "monte_carlo", FIGURE, "tl_monte_carlo.rst", drawing="noise_distributions.monte_carlo_moments"),
+    log:
+        f"{LOGS}/{TL}/monte_carlo.log",
+    benchmark:
+        f"{BENCHMARKS}/{TL}/monte_carlo.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=settings(f"{TL}/monte_carlo"),
+        seed=SEED,
+        libraries=library_versions("diffprivlib"),
+    message:
+        "TL: E3, Monte Carlo E|X| and E X² of our sampler and diffprivlib against V_up, D_up"
+    script:
+        "../scripts/truncated_laplace/monte_carlo.py"
 
 
 rule tl_privacy_audit:
-    message: "TL: E4, numerical hockey-stick audit H_ε(d) against the exact profile"
-    input: code=TL_CODE
-    output: **published(TL, "privacy_audit", FIGURE, "tl_privacy_audit.rst")
-    params: settings=settings(f"{TL}/privacy_audit")
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{TL}/privacy_audit.log"
-    benchmark: f"{BENCHMARKS}/{TL}/privacy_audit.tsv"
-    script: "../scripts/truncated_laplace/privacy_audit.py"
+    input:
+        code=script_code("truncated_laplace/privacy_audit.py"),
+    output:
+        **published(TL, "privacy_audit", FIGURE, "tl_privacy_audit.rst", drawing="noise_distributions.privacy_audit"),
+    log:
+        f"{LOGS}/{TL}/privacy_audit.log",
+    benchmark:
+        f"{BENCHMARKS}/{TL}/privacy_audit.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=settings(f"{TL}/privacy_audit"),
+    message:
+        "TL: E4, numerical hockey-stick audit H_ε(d) against the exact profile"
+    script:
+        "../scripts/truncated_laplace/privacy_audit.py"
 
 
 rule tl_privacy_profiles:
-    message: "TL: E5, privacy profiles δ(ε') of TL, analytic Gaussian and Laplace at one calibration"
-    input: code=TL_CODE
-    output: **published(TL, "privacy_profiles", FIGURE, "tl_privacy_profiles.rst")
-    params: settings=settings(f"{TL}/privacy_profiles")
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{TL}/privacy_profiles.log"
-    benchmark: f"{BENCHMARKS}/{TL}/privacy_profiles.tsv"
-    script: "../scripts/truncated_laplace/privacy_profiles.py"
+    input:
+        code=script_code("truncated_laplace/privacy_profiles.py"),
+    output:
+        **published(
+            TL, "privacy_profiles", FIGURE, "tl_privacy_profiles.rst", drawing="noise_distributions.privacy_profiles"
+        ),
+    log:
+        f"{LOGS}/{TL}/privacy_profiles.log",
+    benchmark:
+        f"{BENCHMARKS}/{TL}/privacy_profiles.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=settings(f"{TL}/privacy_profiles"),
+    message:
+        "TL: E5, privacy profiles δ(ε') of TL, analytic Gaussian and Laplace at one calibration"
+    script:
+        "../scripts/truncated_laplace/privacy_profiles.py"
 
 
 rule tl_baselines:
-    message: "TL: E6, amplitude and power of TL, Laplace, classic and analytic Gaussian (CSV, Markdown, LaTeX)"
-    input: code=TL_CODE
-    output: **published(TL, "baselines", ("csv", "md", "tex", "json"), "tl_baselines.rst")
-    params: settings=settings(f"{TL}/baselines")
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{TL}/baselines.log"
-    benchmark: f"{BENCHMARKS}/{TL}/baselines.tsv"
-    script: "../scripts/truncated_laplace/baselines.py"
+    input:
+        code=script_code("truncated_laplace/baselines.py"),
+    output:
+        **published(TL, "baselines", ("csv", "md", "tex", "json"), "tl_baselines.rst"),
+    log:
+        f"{LOGS}/{TL}/baselines.log",
+    benchmark:
+        f"{BENCHMARKS}/{TL}/baselines.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=settings(f"{TL}/baselines"),
+    message:
+        "TL: E6, amplitude and power of TL, Laplace, classic and analytic Gaussian (CSV, Markdown, LaTeX)"
+    script:
+        "../scripts/truncated_laplace/baselines.py"
 
 
 rule tl_small_epsilon_limit:
-    message: "TL: E7, R_V and R_D as ε → 0 against their limits"
-    input: code=TL_CODE
-    output: **published(TL, "small_epsilon_limit", FIGURE, "tl_small_epsilon_limit.rst")
-    params: settings=settings(f"{TL}/small_epsilon_limit")
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{TL}/small_epsilon_limit.log"
-    benchmark: f"{BENCHMARKS}/{TL}/small_epsilon_limit.tsv"
-    script: "../scripts/truncated_laplace/small_epsilon_limit.py"
+    input:
+        code=script_code("truncated_laplace/small_epsilon_limit.py"),
+    output:
+        **published(
+            TL,
+            "small_epsilon_limit",
+            FIGURE,
+            "tl_small_epsilon_limit.rst",
+            drawing="noise_distributions.small_epsilon_limit",
+        ),
+    log:
+        f"{LOGS}/{TL}/small_epsilon_limit.log",
+    benchmark:
+        f"{BENCHMARKS}/{TL}/small_epsilon_limit.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=settings(f"{TL}/small_epsilon_limit"),
+    message:
+        "TL: E7, R_V and R_D as ε → 0 against their limits"
+    script:
+        "../scripts/truncated_laplace/small_epsilon_limit.py"
 
 
 rule tl_library_cross_check:
-    message: "TL: E8, σ_aG and A against dp-accounting, autodp, diffprivlib; OpenDP's one-sided δ"
-    input: code=TL_CODE
-    output: **published(TL, "library_cross_check", TABLE, "tl_library_cross_check.rst")
-    params: settings=settings(f"{TL}/library_cross_check"), libraries=TL_ORACLES
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{TL}/library_cross_check.log"
-    benchmark: f"{BENCHMARKS}/{TL}/library_cross_check.tsv"
-    script: "../scripts/truncated_laplace/library_cross_check.py"
+    input:
+        code=script_code("truncated_laplace/library_cross_check.py"),
+    output:
+        **published(TL, "library_cross_check", TABLE, "tl_library_cross_check.rst"),
+    log:
+        f"{LOGS}/{TL}/library_cross_check.log",
+    benchmark:
+        f"{BENCHMARKS}/{TL}/library_cross_check.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=settings(f"{TL}/library_cross_check"),
+        libraries=TL_ORACLES,
+    message:
+        "TL: E8, σ_aG and A against dp-accounting, autodp, diffprivlib; OpenDP's one-sided δ"
+    script:
+        "../scripts/truncated_laplace/library_cross_check.py"
 
 
 rule tl_calibration_audit:
-    message: "TL: E8b, the libraries' analytic-Gaussian σ judged by the exact δ(σ) at 50 digits"
-    input: code=TL_CODE
+    input:
+        code=script_code("truncated_laplace/calibration_audit.py"),
     output:
         **published(TL, "calibration_audit", TABLE),
-        **{f"summary_{kind}": path for kind, path in published(TL, "calibration_audit_summary", TABLE, "tl_calibration_audit.rst").items()},
-    params: settings=settings(f"{TL}/calibration_audit"), seed=SEED, libraries=TL_ORACLES
-    conda: ENVIRONMENT
-    log: f"{LOGS}/{TL}/calibration_audit.log"
-    benchmark: f"{BENCHMARKS}/{TL}/calibration_audit.tsv"
-    script: "../scripts/truncated_laplace/calibration_audit.py"
+        **{
+            f"summary_{kind}": path
+            for kind, path in published(TL, "calibration_audit_summary", TABLE, "tl_calibration_audit.rst").items()
+        },
+    log:
+        f"{LOGS}/{TL}/calibration_audit.log",
+    benchmark:
+        f"{BENCHMARKS}/{TL}/calibration_audit.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        settings=settings(f"{TL}/calibration_audit"),
+        seed=SEED,
+        libraries=TL_ORACLES,
+    message:
+        "TL: E8b, the libraries' analytic-Gaussian σ judged by the exact δ(σ) at 50 digits"
+    script:
+        "../scripts/truncated_laplace/calibration_audit.py"
 
 
-for _rule in (rules.tl_density, rules.tl_amplitude_ratio, rules.tl_power_ratio, rules.tl_amplitude_ratio_heatmap,
-              rules.tl_power_ratio_heatmap, rules.tl_ratio_table, rules.tl_ratio_facts, rules.tl_canonical_values,
-              rules.tl_bound_gap, rules.tl_bound_kinks, rules.tl_lp_optimum, rules.tl_monte_carlo, rules.tl_privacy_audit,
-              rules.tl_privacy_profiles, rules.tl_baselines, rules.tl_small_epsilon_limit, rules.tl_library_cross_check,
-              rules.tl_calibration_audit):
+for _rule in (
+    rules.tl_density,
+    rules.tl_amplitude_ratio,
+    rules.tl_power_ratio,
+    rules.tl_amplitude_ratio_heatmap,
+    rules.tl_power_ratio_heatmap,
+    rules.tl_ratio_table,
+    rules.tl_ratio_facts,
+    rules.tl_canonical_values,
+    rules.tl_bound_gap,
+    rules.tl_bound_kinks,
+    rules.tl_lp_optimum,
+    rules.tl_monte_carlo,
+    rules.tl_privacy_audit,
+    rules.tl_privacy_profiles,
+    rules.tl_baselines,
+    rules.tl_small_epsilon_limit,
+    rules.tl_library_cross_check,
+    rules.tl_calibration_audit,
+):
     register(TL, _rule.output)

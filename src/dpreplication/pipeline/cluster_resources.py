@@ -83,10 +83,12 @@ def benchmark_globs(workflow, records: Path) -> dict[str, str]:
     }
 
 
-def local_rules(snakefile: Path) -> set[str]:
-    """Return the rules the ``Snakefile``'s ``localrules:`` directive keeps on the submitting machine."""
-    block = re.search(r"^localrules:\n((?:[ \t]+.*\n)+)", Path(snakefile).read_text(), flags=re.MULTILINE)
-    return set(re.findall(r"\w+", block.group(1))) if block else set()
+def local_rules(workflow) -> set[str]:
+    """Return the rules a parsed workflow keeps on the submitting machine.
+
+    They are the ``localrules:`` directive's and those that say ``localrule: True`` (the drawing rules).
+    """
+    return {rule.name for rule in workflow.rules if rule.name in workflow._localrules}
 
 
 def _config_size(config: dict, key: str) -> float:
@@ -307,9 +309,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--costs", type=Path, help="also write every rule's cost as Markdown, e.g. docs/costs.md")
     arguments = parser.parse_args(argv)
     repetitions, ratios = paper_scales(arguments.checkout, arguments.paper_profile, arguments.measured_profile)
-    globs = benchmark_globs(load_workflow(arguments.snakefile), arguments.records)
+    workflow = load_workflow(arguments.snakefile)
+    globs = benchmark_globs(workflow, arguments.records)
     table = rule_resources(globs, repetitions, ratios)
-    submitted = ~table.rule.isin(local_rules(arguments.snakefile) | set(PAPER_UNMEASURED))
+    submitted = ~table.rule.isin(local_rules(workflow) | set(PAPER_UNMEASURED))
     write_profile(arguments.profile, resources_block(table[submitted], str(arguments.records)))
     print(table.to_string(index=False))
     if arguments.costs:

@@ -1,13 +1,11 @@
-"""Which mechanisms make each published figure and table: ``docs/figures.md``, from the code itself.
+"""Which code makes each published figure and table: ``docs/figures.md``, from the workflow itself.
 
 For every rule that publishes under ``figures/<paper>/``, the map names its outputs, its script,
-the rules upstream of it (Snakemake's rule graph: the jobs whose files it reads) and the
-functions of the concept packages (:data:`~dpreplication.pipeline.code_graph.CONCEPTS`) that those rules'
-scripts reach in the package's static call graph (:mod:`dpreplication.pipeline.code_graph`) through code
-outside the concept packages: the map lists where the replication code hands over to a
-mechanism, learner, optimiser, accountant or statistical test, not everything beneath. Dispatch
-on a setting is static here, so a row lists every branch (Fig. 5's k-means jobs also list the
-classification fitness functions).
+the plotting function that draws each of its figures (the drawing rule's), the rules upstream of it
+(Snakemake's rule graph: the jobs whose files it reads) and the package functions those rules'
+scripts call (:func:`~dpreplication.pipeline.provenance.package_calls`, the workflow machinery
+left out): one frame from the rule to the replication code, which hands over to the mechanisms
+in a frame or two more.
 
 For a figure of private releases the map also says what ran: the mechanisms that spent its
 points' privacy and the number of releases, read from the committed run's privacy ledger (the
@@ -27,8 +25,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from dpreplication.pipeline.code_graph import CONCEPTS, PACKAGE, call_graph, mechanisms_reached, script_references
+from dpreplication.pipeline.code_graph import PACKAGE, module_file
+from dpreplication.pipeline.provenance import package_calls
 
+PIPELINE = "dpreplication.pipeline."
+"""The workflow machinery (job start, publishing): bookkeeping, left out of a figure's calls."""
 PAPERS = {
     "permute_and_flip": "Permute-and-flip (Ding et al.)",
     "truncated_laplace": "Truncated Laplacian (Geng et al.)",
@@ -39,16 +40,18 @@ PAPERS = {
 
 @dataclass(frozen=True)
 class MapRow:
-    """One publishing rule: its outputs, script, upstream rules and the mechanisms they reach."""
+    """One publishing rule: its outputs, script, upstream rules and the package functions their scripts call."""
 
     paper: str
     rule: str
     outputs: tuple[str, ...]
     script: str
     upstream: tuple[str, ...]
-    mechanisms: tuple[str, ...]
+    calls: tuple[str, ...]
     spent: tuple[str, ...] = ()
     """Per output with a privacy ledger in the committed run: its releases and the mechanisms that spent."""
+    drawn: tuple[str, ...] = ()
+    """Per figure of the rule: ``"<name>.png: <module>.<function>"``, the plotting function its drawing rule calls."""
 
 
 BEHIND_CHECKPOINTS = {
@@ -110,14 +113,20 @@ def figure_map(snakefile: Path) -> list[MapRow]:
         rule.name: Path(rule.snakefile).parent / rule.script for rule in workflow.rules if rule.script is not None
     }
     parents = rule_graph(snakefile)
-    graph = call_graph()
+    drawings = {
+        rule.input["sidecar"]: f"{Path(rule.output['png']).name}: {rule.params['drawing']}"
+        for rule in workflow.rules
+        if rule.name.startswith("draw_")
+    }
     rows = []
     for rule in workflow.rules:
         published = [Path(p) for p in rule.output if Path(p).parts[:1] == ("figures",) and len(Path(p).parts) == 3]
         if rule.name not in scripts or not published or published[0].parts[1] not in PAPERS:
             continue
+        if rule.name.startswith("draw_"):
+            continue
         chain = [rule.name, *sorted(_ancestors(rule.name, parents) & set(scripts))]
-        start = set().union(*(script_references(scripts[name]) for name in chain))
+        calls = {call for name in chain for call in package_calls(scripts[name]) if not call.startswith(PIPELINE)}
         rows.append(
             MapRow(
                 paper=published[0].parts[1],
@@ -130,8 +139,9 @@ def figure_map(snakefile: Path) -> list[MapRow]:
                 ),
                 script=str(scripts[rule.name].resolve().relative_to(root)),
                 upstream=tuple(chain[1:]),
-                mechanisms=tuple(sorted(mechanisms_reached(start, graph))),
+                calls=tuple(sorted(calls)),
                 spent=ledger_digests(root, published),
+                drawn=tuple(drawings[str(path)] for path in published if str(path) in drawings),
             )
         )
     return rows
@@ -151,10 +161,16 @@ def ledger_digests(root: Path, published: list[Path]) -> tuple[str, ...]:
 
 
 def _source_link(dotted: str) -> str:
+    """Link a dotted package name to its module's source: the longest prefix that is a module."""
     parts = dotted.split(".")
-    module, function = parts[:3], ".".join(parts[3:])
-    path = "../src/" + "/".join(module) + ".py"
-    return f"[`{parts[2]}.{function}`]({path})"
+    cut = next(cut for cut in range(len(parts) - 1, 0, -1) if module_file(".".join(parts[:cut])) is not None)
+    path = module_file(".".join(parts[:cut])).relative_to(PACKAGE.parents[1]).as_posix()
+    return f"[`{'.'.join(parts[cut - 1 :])}`](../{path})"
+
+
+def _plotting_link(function: str) -> str:
+    module = function.split(".")[0]
+    return f"[`plotting.{function}`](../src/dpreplication/plotting/{module}.py)"
 
 
 def render(rows: list[MapRow]) -> str:
@@ -162,16 +178,16 @@ def render(rows: list[MapRow]) -> str:
     lines = [
         "# Figure map: from each published output to the code that makes it",
         "",
-        "Generated by `python -m dpreplication.pipeline.figure_map docs/figures.md` from the workflow's rule graph",
-        "and the package's static call graph; `tests/test_figure_map.py` fails when it is stale.",
-        "For each rule that publishes under `figures/<paper>/`: its outputs (figures as PNG + CSV,",
-        "tables as CSV + Markdown, each with a JSON provenance sidecar), its script, the rules whose",
-        "files it reads (directly or further up), and the functions of the concept packages",
-        f"({', '.join(f'`{c}`' for c in CONCEPTS)}) that their scripts reach through the",
-        "replication code: where the replication hands over to a mechanism, a learner, an optimiser,",
-        "an accountant or a statistical test (a dispatch on a setting lists every branch). For a figure",
-        "of private releases, the last column says what ran: the releases behind its points and the",
-        "mechanisms that spent their privacy, from the committed run's privacy ledger (`docs/ledger.md`).",
+        "Generated by `python -m dpreplication.pipeline.figure_map docs/figures.md` from the workflow's rules and",
+        "the committed run's sidecars; `tests/test_figure_map.py` fails when it is stale.",
+        "For each rule that publishes under `figures/<paper>/`: its outputs (figures and tables as CSV,",
+        "tables also as Markdown, each with a JSON provenance sidecar), its script and, for each figure,",
+        "the plotting function its drawing rule `draw_<paper>_<name>` draws the PNG with; the rules whose",
+        "files it reads (directly or further up), and the package functions that these rules' scripts",
+        "call (the workflow machinery left out): the replication code, or the mechanism itself, one",
+        "frame from the rule. For a figure of private releases, the last column says what ran: the",
+        "releases behind its points and the mechanisms that spent their privacy, from the committed",
+        "run's privacy ledger (`docs/ledger.md`).",
         "Rerun one output with `.venv/bin/snakemake <rule> --forcerun <rule>`.",
     ]
     for paper, title in PAPERS.items():
@@ -179,16 +195,19 @@ def render(rows: list[MapRow]) -> str:
             "",
             f"## {title}",
             "",
-            "| outputs | rule and script | upstream rules | mechanisms reached | privacy spent (ledger) |",
+            "| outputs | rule and script | upstream rules | functions the scripts call | privacy spent (ledger) |",
             "|---|---|---|---|---|",
         ]
         for row in (r for r in rows if r.paper == paper):
             outputs = "<br>".join(f"`{name}`" for name in row.outputs)
-            rule = f"`{row.rule}`<br>[{Path(row.script).name}](../{row.script})"
+            rule = f"`{row.rule}`<br>[{Path(row.script).name}](../{row.script})" + "".join(
+                f"<br>drawn: `{name}` by {_plotting_link(function)}"
+                for name, function in (drawn.split(": ") for drawn in row.drawn)
+            )
             upstream = "<br>".join(f"`{name}`" for name in row.upstream) or "—"
-            mechanisms = "<br>".join(_source_link(name) for name in row.mechanisms) or "—"
+            calls = "<br>".join(_source_link(name) for name in row.calls) or "—"
             spent = "<br>".join(row.spent) or "—"
-            lines.append(f"| {outputs} | {rule} | {upstream} | {mechanisms} | {spent} |")
+            lines.append(f"| {outputs} | {rule} | {upstream} | {calls} | {spent} |")
     return "\n".join(lines) + "\n"
 
 

@@ -1,7 +1,7 @@
 """Glue between Snakemake scripts and the package: logging, outputs, provenance.
 
 A workflow script is three lines: compute a tidy DataFrame with a package
-function, draw it with a plotting function, and :func:`publish` both. A job rule
+function and :func:`publish` it (a figure's drawing rule then draws it from what was published). A job rule
 that repeats a computation runs a batch of repetitions (:func:`batch_repetitions`) and writes
 their rows (:func:`write_rows`), each still seeded by its own repetition index, so the batch size
 changes no number.
@@ -17,10 +17,12 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from dpreplication.pipeline.provenance import file_sha256, write_sidecar, write_table
+
+if TYPE_CHECKING:  # pandas costs 0.3 CPU-s to import: a job that draws or only starts need not pay it here
+    import pandas as pd
 
 LOGS_ROOT = "logs"
 """Every job's ``log:`` lies below ``logs/<tree>/``."""
@@ -203,14 +205,16 @@ def verify_inputs(inputs) -> None:
 
 
 def publish(
-    snakemake, data: pd.DataFrame, figure=None, *, prefix: str = "", ledger: pd.DataFrame | None = None
+    snakemake, data: pd.DataFrame, *, drawing: dict | None = None, prefix: str = "", ledger: pd.DataFrame | None = None
 ) -> None:
-    """Write a job's table, its figure and their provenance sidecar to the rule's outputs.
+    """Write a job's table and its provenance sidecar to the rule's outputs.
 
     ``data`` goes to ``output.<prefix>csv`` (and ``<prefix>md``, ``<prefix>tex`` where the rule
-    declares them), ``figure`` to ``<prefix>png`` with the parameters it was computed with in its
-    title, the privacy ledger of its points (:func:`~dpreplication.accounting.ledger.ledger_table`)
-    to ``<prefix>ledger``, and the provenance sidecar (with the ledger's digest) to ``<prefix>json``.
+    declares them), the privacy ledger of its points
+    (:func:`~dpreplication.accounting.ledger.ledger_table`) to ``<prefix>ledger``, and the
+    provenance sidecar (with the ledger's digest, the line of parameters the table was computed
+    with and, for a figure, the keyword arguments of its drawing function) to ``<prefix>json``.
+    A figure's drawing rule draws it from these files alone (``workflow/rules/drawing.smk``).
     """
     output = snakemake.output
     write_table(data, output[f"{prefix}csv"], output.get(f"{prefix}md"), output.get(f"{prefix}tex"))
@@ -222,24 +226,18 @@ def publish(
         ledger.to_csv(output[f"{prefix}ledger"], index=False)
         written.append(output[f"{prefix}ledger"])
         digest = ledger_digest(ledger)
-    settings, seed = snakemake.params.get("settings"), snakemake.params.get("seed")
-    profile, variant = snakemake.config["profile"], snakemake.config.get("variant", "")
-    if figure is not None:
-        from dpreplication.plotting import parameter_line, save_png, stamp_parameters  # lazy: tables need no matplotlib
-
-        stamp_parameters(figure, parameter_line(settings, seed=seed, profile=profile, variant=variant))
-        written.append(save_png(figure, output[f"{prefix}png"]))
     written += [output[f"{prefix}{kind}"] for kind in ("md", "tex") if f"{prefix}{kind}" in output.keys()]
     write_sidecar(
         output[f"{prefix}json"],
-        settings=settings,
-        seed=seed,
-        profile=profile,
-        variant=variant,
+        settings=snakemake.params.get("settings"),
+        seed=snakemake.params.get("seed"),
+        profile=snakemake.config["profile"],
+        variant=snakemake.config.get("variant", ""),
         outputs=written,
         rule=snakemake.rule,
         script=running_script(),
         ledger=digest,
+        drawing=drawing,
     )
     logging.getLogger(snakemake.rule).info("wrote %s", ", ".join(str(Path(w)) for w in written))
 
@@ -283,4 +281,6 @@ def write_rows(snakemake, frames: Sequence[pd.DataFrame]) -> None:
     batch (and each point of any parameter it batches) from the streams of its own keys, so neither
     the batch size nor the parameters batched change a number, only the job count.
     """
+    import pandas as pd
+
     pd.concat(frames, ignore_index=True).to_csv(snakemake.output[0], index=False)

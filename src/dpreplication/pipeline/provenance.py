@@ -14,10 +14,12 @@ import platform
 import subprocess
 from importlib import metadata
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from dpreplication.pipeline.config import JOB_ENVIRONMENT
+
+if TYPE_CHECKING:  # pandas costs 0.3 CPU-s to import: a job that draws or only starts need not pay it here
+    import pandas as pd
 
 _PACKAGES = ("dpreplication", "numpy", "scipy", "pandas", "matplotlib", "snakemake", "cvxpy", "torch", "opacus")
 
@@ -116,6 +118,51 @@ def file_sha256(path: str | Path) -> str:
         return hashlib.file_digest(stream, "sha256").hexdigest()
 
 
+def _parameter_value(value) -> str | None:
+    """Return a setting as short text, or None where it does not fit on one line.
+
+    What fits: numbers, short strings, short lists (a long numeric grid as its range and length),
+    and flat mappings.
+    """
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, str):
+        return value if len(value) <= 24 else None
+    if isinstance(value, list | tuple) and value:
+        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+            shown = [_parameter_value(v) for v in value]
+            return ", ".join(shown) if len(value) <= 4 else f"{shown[0]}…{shown[-1]} ({len(value)} values)"
+        if all(isinstance(v, str) for v in value) and len(", ".join(value)) <= 40:
+            return ", ".join(value)
+        return None
+    if isinstance(value, dict) and 0 < len(value) <= 4:
+        parts = [(key, _parameter_value(v)) for key, v in value.items()]
+        if all(text is not None and not isinstance(value[key], list | dict) for key, text in parts):
+            return ", ".join(f"{key} {text}" for key, text in parts)
+    return None
+
+
+def parameter_line(settings: dict | None, *, seed: int | None, profile: str, variant: str = "") -> str:
+    """Return the parameters a figure was computed with, as one line.
+
+    The line holds ``profile`` (and ``variant``), each setting that fits (:func:`_parameter_value`)
+    as ``key=value``, and the seed. Long grids and nested sections are left to the sidecar's
+    ``settings``.
+    """
+    parts = [f"profile {profile}" + (f", variant {variant}" if variant else "")]
+    for key, value in (settings or {}).items():
+        text = _parameter_value(value)
+        if text is not None:
+            parts.append(f"{key}={text}")
+    if seed is not None:
+        parts.append(f"seed={seed}")
+    return " · ".join(parts)
+
+
 def write_sidecar(
     path: str | Path,
     *,
@@ -127,6 +174,7 @@ def write_sidecar(
     rule: str | None = None,
     script: str | Path | None = None,
     ledger: dict | None = None,
+    drawing: dict | None = None,
 ) -> Path:
     """Write ``<output>.json``, the provenance sidecar of an output, and return its path.
 
@@ -134,7 +182,9 @@ def write_sidecar(
     calls, commit and dirty flag, source-tree hash, profile and variant (the output tree of a run
     with changed parameters, ``""`` for a profile's own), config hash, seed, settings, the output
     file names, versions, the machine and the job environment (threads, instruction set) it ran
-    with; for an output of private releases, the digest of its privacy ledger.
+    with, and :func:`parameter_line` of its settings (shown under the figure or table in the report);
+    for an output of private releases, the digest of its privacy ledger; for a figure's table, the
+    keyword arguments its drawing function takes besides the tables (``drawing``).
     """
     path = Path(path)
     record = {
@@ -148,6 +198,7 @@ def write_sidecar(
         "config_hash": config_hash(settings),
         "seed": seed,
         "settings": settings,
+        "parameters": parameter_line(settings, seed=seed, profile=profile, variant=variant),
         "outputs": [Path(o).name for o in outputs],
         "sha256": {Path(o).name: file_sha256(o) for o in outputs if Path(o).is_file()},
         "python": platform.python_version(),
@@ -157,6 +208,8 @@ def write_sidecar(
     }
     if ledger is not None:
         record["ledger"] = ledger
+    if drawing is not None:
+        record["drawing"] = drawing
     path.write_text(json.dumps(record, indent=2, sort_keys=True, default=str) + "\n")
     return path
 

@@ -43,7 +43,7 @@ figure img{max-width:100%}figcaption{font-size:.92em}table{border-collapse:colla
 td,th{border:1px solid #d0d7de;padding:.2em .5em;text-align:left;vertical-align:top}th{background:#f6f8fa}
 code{background:#f6f8fa;padding:0 .2em;border-radius:3px}details{margin:.4em 0}
 .fail{color:#b42318;font-weight:600}.missing{color:#8a6d00;font-weight:600}.deviation{color:#6941c6}.pass{color:#067647}
-.meta{color:#57606a;font-size:.85em}
+.meta{color:#57606a;font-size:.85em}.parameters{font-size:.9em;margin:.3em 0}.wide{overflow-x:auto}
 """
 
 
@@ -87,18 +87,23 @@ def frame_html(frame: pd.DataFrame, rows: int | None = None, status_column: str 
         if rows is None or len(frame) <= rows
         else f'<p class="meta">First {rows} of {len(frame)} rows; the CSV has all of them.</p>'
     )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}"
+    return f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>{more}'
 
 
 def parameters_html(sidecar: Path | None) -> str:
-    """Render the settings, seed, profile and commit recorded in ``sidecar`` when the output was computed."""
+    """Render the parameters recorded in ``sidecar`` when the output was computed.
+
+    Its one-line summary (the sidecar's ``parameters``) is shown in full; the settings, seed, profile
+    and commit fold out under it.
+    """
     if sidecar is None or not sidecar.is_file():
         return '<p class="meta">No provenance sidecar.</p>'
     record = json.loads(sidecar.read_text())
     dirty = {True: " (source tree modified)", False: "", None: ""}[record.get("dirty")]
     settings = json.dumps(record.get("settings"), indent=1, sort_keys=True, default=str)
+    line = f'<p class="parameters">{html.escape(record["parameters"])}</p>' if record.get("parameters") else ""
     return (
-        f'<details><summary class="meta">Parameters used: profile {html.escape(str(record.get("profile")))}, '
+        f'{line}<details><summary class="meta">Parameters used: profile {html.escape(str(record.get("profile")))}, '
         f'seed {html.escape(str(record.get("seed")))}, commit {html.escape(str(record.get("commit", ""))[:12])}'
         f'{dirty}</summary><pre>{html.escape(settings)}</pre></details>'
     )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -34,57 +33,23 @@ def save_png(figure, path: str | Path) -> Path:
     return Path(path)
 
 
-def _parameter_value(value) -> str | None:
-    """Return a setting as short text, or None where it does not fit a figure's title line.
+def published_figure(function: str, tables, sidecar: str | Path):
+    """Return a published figure as its drawing rule draws it: ``function`` on its ``tables``.
 
-    What fits: numbers, short strings, short lists (a long numeric grid as its range and length),
-    and flat mappings.
+    ``function`` is ``"module.function"`` of this package, called with the CSV ``tables`` read back
+    (in order) and the keyword arguments its computing job stored as ``drawing`` in ``sidecar``.
     """
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return f"{value:g}"
-    if isinstance(value, str):
-        return value if len(value) <= 24 else None
-    if isinstance(value, list | tuple) and value:
-        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
-            shown = [_parameter_value(v) for v in value]
-            return ", ".join(shown) if len(value) <= 4 else f"{shown[0]}…{shown[-1]} ({len(value)} values)"
-        if all(isinstance(v, str) for v in value) and len(", ".join(value)) <= 40:
-            return ", ".join(value)
-        return None
-    if isinstance(value, dict) and 0 < len(value) <= 4:
-        parts = [(key, _parameter_value(v)) for key, v in value.items()]
-        if all(text is not None and not isinstance(value[key], list | dict) for key, text in parts):
-            return ", ".join(f"{key} {text}" for key, text in parts)
-    return None
+    import json
+    from importlib import import_module
+
+    import pandas as pd
+
+    module, name = function.rsplit(".", 1)
+    drawing_function = getattr(import_module(f"dpreplication.plotting.{module}"), name)
+    arguments = json.loads(Path(sidecar).read_text()).get("drawing", {})
+    return drawing_function(*(pd.read_csv(table) for table in tables), **arguments)
 
 
-def parameter_line(settings: dict | None, *, seed: int | None, profile: str, variant: str = "") -> str:
-    """Return the parameters a figure was computed with, as one line.
-
-    The line holds ``profile`` (and ``variant``), each setting that fits (:func:`_parameter_value`)
-    as ``key=value``, and the seed. Long grids and nested sections are left to the provenance
-    sidecar beside the PNG.
-    """
-    parts = [f"profile {profile}" + (f", variant {variant}" if variant else "")]
-    for key, value in (settings or {}).items():
-        text = _parameter_value(value)
-        if text is not None:
-            parts.append(f"{key}={text}")
-    if seed is not None:
-        parts.append(f"seed={seed}")
-    return " · ".join(parts)
-
-
-def stamp_parameters(figure, line: str) -> None:
-    """Add ``line`` (see :func:`parameter_line`) under the figure's title, wrapped to its width.
-
-    With it, a figure from a variant run can never be mistaken for the published one.
-    """
-    characters_per_line = max(40, int(figure.get_figwidth() * 17))
-    text = textwrap.fill(line, characters_per_line, break_long_words=False, break_on_hyphens=False)
-    title = figure.get_suptitle()
-    figure.suptitle(f"{title}\n{text}" if title else text, fontsize=8 if title else 7)
+def draw(function: str, tables, sidecar: str | Path, png: str | Path) -> Path:
+    """Draw a published figure (:func:`published_figure`) and save it to ``png``."""
+    return save_png(published_figure(function, tables, sidecar), png)

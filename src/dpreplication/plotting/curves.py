@@ -7,6 +7,7 @@ import itertools
 import pandas as pd
 
 from dpreplication.plotting.core import new_figure
+from dpreplication.plotting.styles import privgene_style
 
 
 def utility_grid(data: pd.DataFrame):
@@ -139,8 +140,9 @@ def ratio_against_c(data: pd.DataFrame, marked_c: float | None = None, reference
 def error_against_iteration(data: pd.DataFrame, title: str = ""):
     """PrivGene Figs 6–7: test error of the vector selected at each GA iteration.
 
-    One panel per task, one line (with its 95 % band) per selection variant; flat reference
-    methods (NoPrivacy, Majority) dashed.
+    One panel per task, one line (with its 95 % band) per selection variant, in the PrivGene
+    styles of :mod:`~dpreplication.plotting.styles`; the flat references (NoPrivacy, Majority)
+    thin and on top. The legend is below the panels, where it covers no curve.
 
     Parameters
     ----------
@@ -151,18 +153,25 @@ def error_against_iteration(data: pd.DataFrame, title: str = ""):
         The figure's title; none when empty.
     """
     tasks = list(dict.fromkeys(data.task))
-    figure, axes = new_figure(1, len(tasks), width=3.4 * len(tasks), height=3.0)
+    figure, axes = new_figure(1, len(tasks), width=3.4 * len(tasks), height=3.8)
     for ax, task in zip(axes[0], tasks):
         panel = data[data.task == task]
-        for method, rows in panel.groupby("method", sort=False):
-            if rows.r.isna().all():
-                ax.plot(rows.iteration, rows.error, ls="--", lw=1, label=method)
-            else:
-                _band(ax, rows, "iteration", "error", "ci_low", "ci_high", label=method)
+        for k, (method, rows) in enumerate(panel.groupby("method", sort=False)):
+            style = privgene_style(method)
+            if rows.r.isna().all():  # a flat reference: thin, above the curves
+                ax.plot(rows.iteration, rows.error, label=method, **{**style, "marker": ""}, lw=1.2, zorder=4)
+                continue
+            # solid curves wide underneath, patterned ones narrow on top: where two coincide
+            # (EEM and EEM-RNMExp), both stay visible; markers every few iterations, staggered
+            every = max(1, len(rows) // 6)
+            solid = style["ls"] == "-"
+            style.update(lw=1.9 if solid else 1.3, zorder=3 if solid else 3.5, ms=4, markevery=(k % every, every))
+            _band(ax, rows, "iteration", "error", "ci_low", "ci_high", label=method, **style)
         ax.set_xlabel("iteration i")
         ax.set_title(f"({'ab'[tasks.index(task)]}) {task.upper()}")
     axes[0][0].set_ylabel("misclassification rate")
-    axes[0][0].legend()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside lower center", ncol=min(4, len(labels)))  # covers no curve
     if title:
         figure.suptitle(title)
     return figure
@@ -192,7 +201,8 @@ def dampening_against_iteration(data: pd.DataFrame):
         ax.plot(eem_runs.iteration, eem_runs.delta1_mean, color="0.4", ls="--", lw=1, label="Δ1 (EEM runs)")
         ax.plot(eem_runs.iteration, eem_runs.delta2_mean, color="0.4", ls=":", lw=1, label="Δ2 (EEM runs)")
         for style, (method, rows) in zip(itertools.cycle(_VARIANT_STYLES), panel.groupby("method", sort=False)):
-            ax.plot(rows.iteration, rows.delta_used_mean, ls=style, label=f"Δ used ({method})")
+            colour = privgene_style(method)["color"]
+            ax.plot(rows.iteration, rows.delta_used_mean, ls=style, color=colour, label=f"Δ used ({method})")
         ax.set_yscale("log")
         ax.set_title(f"{datasets[i]} — {tasks[j].upper()}")
         if i == len(datasets) - 1:
@@ -203,10 +213,27 @@ def dampening_against_iteration(data: pd.DataFrame):
     return figure
 
 
-def value_against_epsilon(data: pd.DataFrame, value: str, ylabel: str, titles: dict, log_y=(), dashed=()):
+def _methods_against_epsilon(ax, panel: pd.DataFrame, value: str, methods, dashed, small: bool = False) -> None:
+    """Draw ``methods`` of one Figs 3–5 panel on ``ax`` (an inset when ``small``), in their PrivGene styles."""
+    for method, rows in panel[panel.method.isin(methods)].groupby("method", sort=False):
+        style = privgene_style(method)
+        if method in dashed:  # a flat reference: thin, no markers, above the methods it may coincide with
+            style.update(ls=style["ls"] if style["ls"] != "-" else "--", marker="", lw=1.0 if small else 1.2, zorder=4)
+        else:
+            style.update(ms=2.5 if small else 3.5, lw=1.1 if small else 1.4, zorder=3)
+        _band(ax, rows, "epsilon", value, "ci_low", "ci_high", label=method, **style)
+    ax.set_xscale("log")
+    grid = sorted(panel.epsilon.unique())
+    ax.set_xticks(grid, [] if small else [f"{e:g}" for e in grid], minor=False)
+    ax.set_xticks([], minor=True)
+
+
+def value_against_epsilon(data: pd.DataFrame, value: str, ylabel: str, titles: list, log_y=(), dashed=()):
     """PrivGene Figs 3–5: one panel per (dataset, task), one line per method with its 95 % band, against ε.
 
-    The x axis is log (the grid doubles).
+    The x axis is log (the grid doubles). Each method has its style of
+    :mod:`~dpreplication.plotting.styles` in every PrivGene figure. On a linear y axis, methods
+    below 5 % of the top one (which would merge on the axis) are repeated in a zoomed inset.
 
     Parameters
     ----------
@@ -216,28 +243,30 @@ def value_against_epsilon(data: pd.DataFrame, value: str, ylabel: str, titles: d
         The column drawn.
     ylabel : str
         The y-axis label.
-    titles : dict
-        Maps (dataset, task) to the panel title; one panel per key, in its order.
+    titles : list
+        ``[dataset, task, title]`` of each panel, in order.
     log_y : collection of str
         Datasets whose panels get a log y axis.
     dashed : collection of str
         Reference methods drawn dashed.
     """
-    panels = list(titles)
-    figure, axes = new_figure(1, len(panels), width=2.9 * len(panels), height=3.5)
-    for ax, (dataset, task) in zip(axes[0], panels):
+    figure, axes = new_figure(1, len(titles), width=2.9 * len(titles), height=3.5)
+    for ax, (dataset, task, title) in zip(axes[0], titles):
         panel = data[(data.dataset == dataset) & (data.task == task)]
-        for method, rows in panel.groupby("method", sort=False):
-            style = {"ls": "--", "lw": 1} if method in dashed else {"marker": "o", "ms": 3}
-            _band(ax, rows, "epsilon", value, "ci_low", "ci_high", label=method, **style)
-        ax.set_xscale("log")
-        grid = sorted(panel.epsilon.unique())
-        ax.set_xticks(grid, [f"{e:g}" for e in grid], minor=False)
-        ax.set_xticks([], minor=True)
+        _methods_against_epsilon(ax, panel, value, list(dict.fromkeys(panel.method)), dashed)
         if dataset in log_y:
             ax.set_yscale("log")
+        else:  # a linear axis: methods far below the top one get a zoomed inset, lest they merge
+            top = panel.groupby("method", sort=False)[["ci_high", value]].max().max(axis=1)
+            low = list(top.index[top < 0.05 * top.max()])
+            if low and len(low) < len(top):
+                inset = ax.inset_axes([0.42, 0.42, 0.55, 0.5])
+                _methods_against_epsilon(inset, panel, value, low, dashed, small=True)
+                inset.set_ylim(0, 1.15 * float(top[low].max()))
+                inset.tick_params(labelsize=6.5)
+                inset.set_title("zoom", fontsize=7, pad=2)
         ax.set_xlabel("ε")
-        ax.set_title(titles[(dataset, task)])
+        ax.set_title(title)
     axes[0][0].set_ylabel(ylabel)
     handles, labels = axes[0][0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="outside lower center", ncol=len(labels))  # covers no curve

@@ -13,6 +13,8 @@ _EXACT_MARKERS = {"EM = RNM-Gumbel": ("v", -0.31), "RNM-Laplace": ("^", 0.31)}
 """Exact pmfs other than the reference: (marker, x offset), each on its own side of the bar."""
 _SAMPLED_MARKERS = ("o", "s", "D", "P", "X", "h")
 """Markers of the sampled series, reused in turn (with the colour cycle) beyond six."""
+_EXACT_DASHES = ((0, (5, 2)), (0, (1, 1.5)), (0, (6, 2, 1.5, 2)), (0, (2, 2)))
+"""Dash patterns of the exact TV lines (black), reused in turn beyond four."""
 
 
 def pmf_bars(data: pd.DataFrame, reference: str = "P&F = RNM-Exp"):
@@ -79,12 +81,14 @@ def pmf_bars(data: pd.DataFrame, reference: str = "P&F = RNM-Exp"):
 def tv_convergence(data: pd.DataFrame):
     """Log–log TV(empirical, exact) against n: sampled series, a shaded null band, exact TV lines.
 
+    The exact TV lines are black, told apart by their dashes in the legend (below the axes).
+
     Parameters
     ----------
     data : pandas.DataFrame
         Columns n, series, kind (sampled | null band | exact), tv.
     """
-    figure, axes = new_figure(width=6.0, height=4.0)
+    figure, axes = new_figure(width=6.4, height=4.8)
     ax = axes[0][0]
     band = data[data.kind == "null band"].pivot(index="n", columns="series", values="tv").sort_index()
     low, mid, high = (band[c] for c in sorted(band.columns, key=lambda c: float(c.split()[1].rstrip("%"))))
@@ -92,21 +96,16 @@ def tv_convergence(data: pd.DataFrame):
     ax.plot(band.index, mid, color="0.5", lw=0.8, label="null median")
     for series, rows in data[data.kind == "sampled"].groupby("series", sort=False):
         ax.plot(rows.n, rows.tv, marker="o", ms=3.5, label=series)
-    for series, rows in data[data.kind == "exact"].groupby("series", sort=False):
-        ax.plot(rows.n, rows.tv, ls="--", lw=1.0, color="k", alpha=0.6)
-        ax.annotate(
-            series,
-            (rows.n.iloc[-1], rows.tv.iloc[-1]),
-            textcoords="offset points",
-            xytext=(-4, 4),
-            ha="right",
-            fontsize=7,
-        )
+    exact = data[data.kind == "exact"].groupby("series", sort=False)
+    for dashes, (series, rows) in zip(itertools.cycle(_EXACT_DASHES), exact):
+        # in the legend, not as text by the line: exact TVs close together would overprint
+        ax.plot(rows.n, rows.tv, ls=dashes, lw=1.1, color="k", alpha=0.7, label=series)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("number of draws n")
     ax.set_ylabel("TV(empirical, exact P&F pmf)")
-    ax.legend(loc="lower left", ncol=2)
+    handles, labels = ax.get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside lower center", ncol=3)  # covers no point
     return figure
 
 

@@ -25,8 +25,8 @@ _COLOURS = {
     "classic_gaussian": "#CC79A7",
 }
 RATIO_SYMBOLS = {
-    "amplitude_ratio": "R_V = E|X| (trunc. Laplacian) / E|X| (analytic Gaussian)",
-    "power_ratio": "R_D = E X² (trunc. Laplacian) / E X² (analytic Gaussian)",
+    "amplitude_ratio": "$R_V$ = E|X| (trunc. Laplacian) / E|X| (analytic Gaussian)",
+    "power_ratio": "$R_D$ = E X² (trunc. Laplacian) / E X² (analytic Gaussian)",
 }
 
 
@@ -152,7 +152,24 @@ def ratio_heatmap(data: pd.DataFrame, column: str, levels=(0.2, 0.3, 0.4, 0.5, 0
     ax = axes[0][0]
     mesh = ax.pcolormesh(x, y, z, shading="nearest", cmap="viridis", vmin=0.0, vmax=1.0, rasterized=True)
     contours = ax.contour(x, y, z, levels=list(levels), colors="white", linewidths=0.8)
-    ax.clabel(contours, fmt="%.1f", fontsize=7)
+    # label each stretch of a contour (one long enough to carry a label) away from the frame, so
+    # that no label is clipped, and away from the labels already placed, so that none overlap
+    box = np.array([[x.min(), y.min()], [x.max(), y.max()]])
+    placed = []
+    for path in contours.get_paths():
+        for segment in path.to_polygons(closed_only=False):
+            unit = (segment - box[0]) / (box[1] - box[0])  # axes fraction
+            if len(unit) < 2 or np.linalg.norm(np.diff(unit, axis=0), axis=1).sum() < 0.2:
+                continue
+            margin = np.minimum(unit, 1 - unit).min(axis=1)
+            along = np.abs(np.arange(len(unit)) - (len(unit) - 1) / 2) / len(unit)  # 0 at the middle
+            apart = np.min([np.linalg.norm(unit - p, axis=1) for p in placed], axis=0) if placed else 1.0
+            score = np.minimum(margin, 0.1) + np.minimum(apart, 0.15) - 0.05 * along
+            best = int(np.argmax(np.where(margin >= 0.06, score, -np.inf)))
+            if margin[best] >= 0.06:
+                placed.append(unit[best])
+    positions = [tuple(box[0] + p * (box[1] - box[0])) for p in placed]
+    ax.clabel(contours, fmt="%.1f", fontsize=7, manual=positions)
     ax.grid(False)
     ax.set_xlabel("log10 ε")
     ax.set_ylabel("log10 δ")
@@ -172,8 +189,8 @@ def bound_gap(data: pd.DataFrame):
     """
     figure, axes = new_figure(1, 2, width=9.0, height=3.8)
     panels = (
-        ("amplitude", "V_low / V_up  (V_low reconstructed)", "δ → 0 limit ε/(e^ε − 1)"),
-        ("power", "D_low / D_up  (D_low reconstructed)", "δ → 0 limit ε²(e^ε + 1)/(2(e^ε − 1)²)"),
+        ("amplitude", "$V_{low}$ / $V_{up}$  ($V_{low}$ reconstructed)", "δ → 0 limit ε/(e^ε − 1)"),
+        ("power", "$D_{low}$ / $D_{up}$  ($D_{low}$ reconstructed)", "δ → 0 limit ε²(e^ε + 1)/(2(e^ε − 1)²)"),
     )
     for ax, (quantity, ylabel, limit_label) in zip(axes[0], panels):
         for delta, rows in data.groupby("delta", sort=False):
@@ -218,7 +235,7 @@ def lp_optimum(data: pd.DataFrame):
     """
     costs = list(dict.fromkeys(data.cost))
     figure, axes = new_figure(2, len(costs), width=4.6 * len(costs), height=6.6, sharex=True)
-    names = {"amplitude": ("E|X|", "V_up / estimate"), "power": ("E X²", "D_up / estimate")}
+    names = {"amplitude": ("E|X|", "$V_{up}$ / estimate"), "power": ("E X²", "$D_{up}$ / estimate")}
     for j, cost in enumerate(costs):
         panel = data[data.cost == cost]
         for (estimate, n), rows in panel.groupby(["estimate", "bins_per_sensitivity"], sort=False):
@@ -264,7 +281,7 @@ def monte_carlo_moments(data: pd.DataFrame, width: float = 3.0):
     position = {p: i for i, p in enumerate(points)}
     samplers = list(dict.fromkeys(data.sampler))
     offsets = dict(zip(samplers, np.linspace(-0.15, 0.15, len(samplers)) if len(samplers) > 1 else [0.0]))
-    exact = {"amplitude": "V_up = E|X|", "power": "D_up = E X²"}
+    exact = {"amplitude": "$V_{up}$ = E|X|", "power": "$D_{up}$ = E X²"}
     for ax, moment in zip(axes[:, 0], moments):
         panel = data[data.moment == moment]
         for sampler, rows in panel.groupby("sampler", sort=False):
@@ -322,7 +339,7 @@ def privacy_audit(data: pd.DataFrame):
         ax.set_yscale("log", nonpositive="mask")
         ax.set_title(f"ε = {epsilon:g}, {delta_label(delta)}")
         ax.set_xlabel("shift d (Δ = 1)")
-        ax.set_ylabel("H_ε'(d)")
+        ax.set_ylabel(r"$H_{\varepsilon'}(d)$")
     handles, labels = axes[0][0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="outside upper center", ncol=len(labels))
     for k in range(len(cases), nrows * ncols):
@@ -348,7 +365,7 @@ def privacy_profiles(data: pd.DataFrame):
     positive = data.delta_prime[data.delta_prime > 0]
     ax.set_ylim(max(float(positive.min()), delta * 1e-6) / 2, 1.5)
     ax.set_xlabel("ε'")
-    ax.set_ylabel("δ(ε') = H_ε'(Δ)")
+    ax.set_ylabel(r"δ(ε') = $H_{\varepsilon'}(\Delta)$")
     ax.set_title(f"all calibrated to ε = {epsilon:g}, {delta_label(delta)}; Laplace is 0 for ε' ≥ ε")
     ax.legend(loc="upper right")
     return figure
@@ -365,7 +382,7 @@ def small_epsilon_limit(data: pd.DataFrame):
     """
     figure, axes = new_figure(width=6.0, height=4.0)
     ax = axes[0][0]
-    names = {"amplitude": ("R_V (amplitude)", "π/4"), "power": ("R_D (power)", "π/6")}
+    names = {"amplitude": ("$R_V$ (amplitude)", "π/4"), "power": ("$R_D$ (power)", "π/6")}
     for quantity, (label, small) in names.items():
         (line,) = ax.plot(data.epsilon, data[f"{quantity}_ratio"], label=label)
         limit, small_delta = (

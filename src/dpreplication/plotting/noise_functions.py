@@ -53,16 +53,32 @@ def _style(series: str) -> dict:
     return SERIES_STYLE.get(series, dict(label=series, marker="o", ls="-"))
 
 
+def _math_number(value: float) -> str:
+    r"""Return ``value`` for mathtext: ``0.1``, ``3``, ``10^{-5}``, ``2.5\times10^{-6}``.
+
+    ``f"{value:g}"`` inside ``$…$`` would render ``1e-05`` as the subtraction "1e − 05".
+    """
+    text = f"{value:g}"
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    power = rf"10^{{{int(exponent)}}}"
+    return power if mantissa == "1" else rf"{mantissa}\times{power}"
+
+
 def _setting(rows: pd.DataFrame) -> str:
     """``K=…, ε=…, Δ=…`` of a table (one setting per figure)."""
     first = rows.iloc[0]
     Delta = float(first.Delta)
     delta = r", $\delta=1-(1-\Delta)^m$" if Delta > 0 else r", $\delta=0$"
-    return rf"$K={int(first.K)}$, $\epsilon={float(first.epsilon):g}$, $\Delta={Delta:g}${delta}"
+    epsilon = _math_number(float(first.epsilon))
+    return rf"$K={int(first.K)}$, $\epsilon={epsilon}$, $\Delta={_math_number(Delta)}${delta}"
 
 
 def gamma_shapes(data: pd.DataFrame, ncols: int = 3):
     """γ(l) against the vote count l, one panel per m (titled "m = …"), one line per series.
+
+    The constant γ of randomized response (dotted) is labelled with its value in each panel.
 
     Parameters
     ----------
@@ -84,6 +100,18 @@ def gamma_shapes(data: pd.DataFrame, ncols: int = 3):
             if K > 21:  # many points: markers only on the optimised γ, whose jaggedness they show
                 style.update(ms=2.5, mew=0.8) if series.startswith("opt") else style.update(marker=None)
             ax.plot(rows.l, rows.gamma, **style)
+            if series == "const":  # name the dotted line where it is: its constant value, at the right end
+                value = float(rows.gamma.iloc[-1])
+                ax.annotate(
+                    rf"$\gamma_{{const}}={value:.3g}$",
+                    (K, value),
+                    xytext=(0, -6),  # below the line, clear of its markers
+                    textcoords="offset points",
+                    ha="right",
+                    va="top",
+                    fontsize=7,
+                    color=style.get("color"),
+                )
         ax.set_title(f"m = {m:g}")
         ax.set_xlim(-0.02 * K, 1.02 * K)
         ax.set_ylim(-0.04, 1.06)
@@ -95,39 +123,73 @@ def gamma_shapes(data: pd.DataFrame, ncols: int = 3):
             ax.set_ylabel(r"$\gamma(l)$")
     for index in range(len(ms), nrows * ncols):
         axes[index // ncols][index % ncols].set_visible(False)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside lower center", ncol=len(labels))
+    entries = {}  # every series of every panel (one may be absent from the first), in order
+    for ax in axes.flat:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            entries.setdefault(label, handle)
+    figure.legend(list(entries.values()), list(entries), loc="outside lower center", ncol=len(entries))
     figure.suptitle(f"{data.figure.iloc[0]}: shape of γ, {_setting(data)}", fontsize=9)
     return figure
 
 
-def _error_panel(ax, panel: pd.DataFrame, annotate: bool, log_y: bool = False) -> None:
+def _error_panel(ax, panel: pd.DataFrame, annotate: bool, log_y: bool = False, points: bool = False) -> None:
+    """Draw E(DaRRM_γ) ± std per m (x) and series: bars, or points with std bars where ``points``.
+
+    A bar's length means nothing on a log axis, so a log panel should be drawn with ``points``;
+    there a lower std end at or below zero stops at the axis, and a zero mean is a hollow marker
+    on the axis.
+    """
     ms = list(dict.fromkeys(panel.m))
     series_list = list(dict.fromkeys(panel.series))
     width = 0.8 / len(series_list)
     x = np.arange(len(ms))
     top = float((panel.error_mean + panel.error_std).max())
+    positive = panel.error_mean[panel.error_mean > 0]
+    log_y = bool(log_y and len(positive))
+    bottom = float(positive.min()) / 3 if log_y else 0.0
     for i, series in enumerate(series_list):
         rows = panel[panel.series == series].set_index("m").loc[ms]
         style = _style(series)
         positions = x - 0.4 + width * (i + 0.5)
-        ax.bar(
-            positions,
-            rows.error_mean,
-            width=width * 0.92,
-            color=style.get("color"),
-            label=style["label"],
-            yerr=rows.error_std,
-            capsize=1.5,
-            error_kw=dict(lw=0.7, ecolor="0.2"),
-        )
+        mean, std = rows.error_mean.to_numpy(float), rows.error_std.to_numpy(float)
+        if points:
+            shown = mean > 0 if log_y else np.ones(len(mean), bool)
+            lower = np.minimum(std, mean - bottom) if log_y else std
+            ax.errorbar(
+                positions[shown],
+                mean[shown],
+                yerr=[lower[shown], std[shown]],
+                fmt=style.get("marker", "o"),
+                ms=4.5,
+                mfc=style.get("mfc", style.get("color")),
+                mew=1.0,
+                color=style.get("color"),
+                capsize=1.5,
+                elinewidth=0.8,
+                label=style["label"],
+            )
+            if log_y and (~shown).any():
+                zeros = positions[~shown]
+                ax.plot(zeros, [bottom] * len(zeros), "o", mfc="none", color=style.get("color"), clip_on=False)
+        else:
+            ax.bar(
+                positions,
+                mean,
+                width=width * 0.92,
+                color=style.get("color"),
+                label=style["label"],
+                yerr=std,
+                capsize=1.5,
+                error_kw=dict(lw=0.7, ecolor="0.2"),
+            )
         if annotate:
-            for position, value in zip(positions, rows.error_mean):
+            for position, value, spread in zip(positions, mean, std):
                 text = "0" if value == 0 else (f"{value:.3f}" if value >= 1e-3 else f"{value:.0e}")
+                anchor = max(value + spread, bottom) if points else value  # above a point's std bar
                 ax.annotate(
                     text,
-                    (position, value),
-                    xytext=(0, 2),
+                    (position, anchor),
+                    xytext=(0, 5 if points else 2),  # clear of a point's marker
                     textcoords="offset points",
                     ha="center",
                     va="bottom",
@@ -136,18 +198,23 @@ def _error_panel(ax, panel: pd.DataFrame, annotate: bool, log_y: bool = False) -
                     color="0.25",
                 )
     ax.set_xticks(x, [f"m = {m:g}" for m in ms])
-    positive = panel.error_mean[panel.error_mean > 0]
-    if log_y and len(positive):
+    if points:
+        ax.set_xlim(-0.5, len(ms) - 0.5)
+        for boundary in x[1:] - 0.5:  # the groups of m apart, as the bars' gaps did
+            ax.axvline(boundary, color="0.85", lw=0.6, zorder=0)
+    if log_y:
         ax.set_yscale("log")
-        ax.set_ylim(positive.min() / 3, top * 8)  # room below the smallest bar and for the labels above
-    elif top > 0:
-        ax.set_ylim(0, top * 1.22)
+        ax.set_ylim(bottom, top * 8)  # room below the smallest value and for the labels above
     else:
-        ax.set_ylim(0, 1)
+        height = top * 1.22 if top > 0 else 1.0
+        ax.set_ylim(-0.03 * height if points else 0.0, height)  # a point at 0 is drawn whole
 
 
 def ensemble_errors(data: pd.DataFrame, log_y=LOG_Y_PRIORS):
-    """Bars of E(DaRRM_γ) (mean ± std over repeats) per m and series; one panel per actual prior.
+    """Draw E(DaRRM_γ) (mean ± std over repeats) per m and series; one panel per actual prior.
+
+    Bars, unless a panel has a log y axis (on which a bar's length means nothing): then every
+    panel shows points with std bars, as the paper's error plots do.
 
     Parameters
     ----------
@@ -162,9 +229,10 @@ def ensemble_errors(data: pd.DataFrame, log_y=LOG_Y_PRIORS):
     n_series = data.series.nunique()
     panel_width = max(3.0, 0.22 * n_ms * n_series + 1.2)
     figure, axes = new_figure(1, len(priors), width=max(6.4, panel_width * len(priors)), height=4.0)
+    points = any(prior in log_y for prior in priors)  # a log panel has no bars: then no panel has
     for ax, prior in zip(axes[0], priors):
         panel = data[data.actual_prior == prior]
-        _error_panel(ax, panel, annotate=True, log_y=prior in log_y)
+        _error_panel(ax, panel, annotate=True, log_y=prior in log_y, points=points)
         title = PRIOR_TITLES.get(prior, f"actual prior {prior}")
         ax.set_title(title + (" (log scale)" if prior in log_y else ""))
         if (panel.error_mean == 0).all() and panel.note.astype(str).str.len().max() > 0:
@@ -232,7 +300,7 @@ def feasible_region(data: pd.DataFrame):
     first = data.iloc[0]
     ax.set_title(
         rf"{first.figure}: feasible region of one $(\epsilon, \Delta)$-DP mechanism, "
-        rf"$\epsilon={float(first.epsilon):g}$, $\Delta={float(first.Delta):g}$"
+        rf"$\epsilon={_math_number(float(first.epsilon))}$, $\Delta={_math_number(float(first.Delta))}$"
     )
     ax.legend(loc="upper left", fontsize=7)
     return figure

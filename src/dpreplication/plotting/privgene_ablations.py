@@ -10,16 +10,23 @@ import numpy as np
 import pandas as pd
 
 from dpreplication.plotting.core import new_figure
+from dpreplication.plotting.styles import cycle_hatches, privgene_style, shades
 
 TASK_TITLES = {"lr": "LR", "svm": "SVM"}
 
 
-def _grouped_bars(ax, panel: pd.DataFrame, groups: list[str], series: dict[str, str], log: bool = False) -> None:
-    """Bars of ``panel[column]`` per group (x) and series (colour); ``series``: column → label."""
+def _grouped_bars(
+    ax, panel: pd.DataFrame, groups: list[str], series: dict[str, str], log: bool = False, styles=None
+) -> None:
+    """Bars of ``panel[column]`` per group (x) and series (colour); ``series``: column → label.
+
+    ``styles`` maps a column to the keyword arguments of its bars (colour, hatch, edge colour).
+    """
     width = 0.8 / len(series)
     x = np.arange(len(groups))
     for i, (column, label) in enumerate(series.items()):
-        ax.bar(x + (i - (len(series) - 1) / 2) * width, panel[column].to_numpy(), width, label=label)
+        style = (styles or {}).get(column, {})
+        ax.bar(x + (i - (len(series) - 1) / 2) * width, panel[column].to_numpy(), width, label=label, **style)
     ax.set_xticks(x, groups)
     if log:
         ax.set_yscale("log")
@@ -45,6 +52,8 @@ def reachable_set_bars(table: pd.DataFrame):
         panel = wide.join(levels)
         r = rows.pivot(index="dataset", columns="setting", values="r")
         labels = [f"{d}\nr={r.loc[d, 'ours']:.0f} / {r.loc[d, 'paper']:.0f}" for d in panel.index]
+        # the methods in their PrivGene colours; the reachable sets in lighter, hatched shades of PrivGene's
+        full, mid, pale = shades(privgene_style("PrivGene")["color"], 3)
         _grouped_bars(
             ax,
             panel,
@@ -55,10 +64,17 @@ def reachable_set_bars(table: pd.DataFrame):
                 "ours": "reachable, our r",
                 "privgene_error": f"PrivGene, ε = {rows.epsilon.iloc[0]:g}",
             },
+            styles={
+                "noprivacy_error": {"color": privgene_style("NoPrivacy")["color"]},
+                "paper": {"color": pale, "edgecolor": full, "hatch": "//", "lw": 0.6},
+                "ours": {"color": mid, "edgecolor": full, "hatch": "..", "lw": 0.6},
+                "privgene_error": {"color": full},
+            },
         )
         ax.set_title(f"({'ab'[task == 'svm']}) {TASK_TITLES[task]}: best model the schedule can reach")
         ax.set_ylabel("misclassification")
-    axes[0][0].legend(fontsize="small")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside lower center", ncol=len(labels))  # covers no bar
     return figure
 
 
@@ -77,13 +93,20 @@ def schedule_points(table: pd.DataFrame):
         rows = table[(table.dataset == dataset) & (table.task == task)]
         x = np.arange(len(rows))
         ax.errorbar(
-            x, rows.error, yerr=[rows.error - rows.error_ci_low, rows.error_ci_high - rows.error], fmt="o", ms=4
+            x,
+            rows.error,
+            yerr=[rows.error - rows.error_ci_low, rows.error_ci_high - rows.error],
+            fmt=privgene_style("PrivGene")["marker"],
+            color=privgene_style("PrivGene")["color"],
+            ms=4,
+            label="PrivGene",
         )
-        ax.axhline(rows.noprivacy_error.iloc[0], color="0.4", ls="--", lw=1, label="NoPrivacy")
+        noprivacy = privgene_style("NoPrivacy")
+        ax.axhline(rows.noprivacy_error.iloc[0], color=noprivacy["color"], ls=noprivacy["ls"], lw=1, label="NoPrivacy")
         ax.set_xticks(x, [s.replace("_", " ") for s in rows.schedule], rotation=35, ha="right")
         ax.set_title(f"{dataset}, {TASK_TITLES[task]}, ε = {rows.epsilon.iloc[0]:g}")
     axes[0][0].set_ylabel("misclassification")
-    axes[0][0].legend(fontsize="small")
+    axes[0][0].legend(fontsize="small", loc="best")
     return figure
 
 
@@ -105,7 +128,7 @@ def pooled_ratio_against_c(curves: pd.DataFrame, marked_c: float, reference_c: f
     pooled = curves.groupby(["epsilon", "c_x1e3"], as_index=False, sort=False).ratio.mean()
     for label, rows in sorted(pooled.groupby("epsilon"), key=lambda item: float(item[0])):
         rows = rows.sort_values("c_x1e3")
-        ax.plot(rows.c_x1e3, rows.ratio, marker="o", ms=3, label=f"ε = {label}")
+        ax.plot(rows.c_x1e3, rows.ratio, marker="o", ms=3, label=f"ε = {float(label):g}")
     grid = pooled.groupby("c_x1e3", as_index=False).ratio.mean()
     ax.plot(grid.c_x1e3, grid.ratio, color="k", lw=2, label="grid mean")
     ax.axvline(marked_c * 1e3, color="k", ls=":", lw=1)
@@ -132,7 +155,12 @@ def gupt_variant_bars(table: pd.DataFrame):
     wide = table.pivot_table(index=["dataset", "task"], columns="variant", values="log10_ratio", sort=False)
     wide = wide.loc[panels, list(dict.fromkeys(table.variant))]
     labels = [f"{d}\n{t.replace('kmeans_', '')}" for d, t in panels]
-    _grouped_bars(ax, wide, labels, {v: v.replace("_", " ") for v in wide.columns})
+    gupt = privgene_style("GUPT")["color"]  # every variant is GUPT's: its colour, in shades and hatches
+    styles = {
+        v: {"color": shade, "hatch": hatch, "edgecolor": gupt, "lw": 0.6}
+        for v, shade, hatch in zip(wide.columns, shades(gupt, len(wide.columns)), cycle_hatches())
+    }
+    _grouped_bars(ax, wide, labels, {v: v.replace("_", " ") for v in wide.columns}, styles=styles)
     ax.axhspan(1.5, 2.5, color="0.85", zorder=0, label="paper: about 100× (2 ± 0.5)")
     ax.set_ylabel(f"log10(GUPT / PrivGene variance), ε = {table.epsilon.iloc[0]:g}")
     ax.set_ylim(0, 1.35 * float(np.nanmax(wide.to_numpy())))

@@ -1,7 +1,6 @@
 import pandas as pd
 
 from dpreplication.pipeline.jobs import publish, start
-from dpreplication.plotting import noise_functions
 from dpreplication.replications.darrm import analytic
 
 start(snakemake)
@@ -9,4 +8,4 @@ shapes = pd.read_csv(snakemake.input.shapes)
 data = analytic.ensemble_errors(
     shapes, seed=snakemake.params.seed, **snakemake.params.figure, **snakemake.params.settings
 )
-publish(snakemake, data, noise_functions.ensemble_errors(data))
+publish(snakemake, data, drawing={})

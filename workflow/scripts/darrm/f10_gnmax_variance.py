@@ -1,9 +1,8 @@
 import pandas as pd
 
 from dpreplication.pipeline.jobs import publish, start
-from dpreplication.plotting import noise_functions
 from dpreplication.replications.darrm import prediction
 
 start(snakemake)
 data = prediction.gnmax_variance_table(pd.read_csv(snakemake.input.privacy), **snakemake.params.settings)
-publish(snakemake, data, noise_functions.gnmax_variance(data))
+publish(snakemake, data, drawing={})

@@ -1,7 +1,6 @@
 from dpreplication.pipeline.jobs import publish, start
-from dpreplication.plotting import distributions
 from dpreplication.replications.permute_and_flip import sampling as pf
 
 start(snakemake)
 data = pf.pmf_bars(**snakemake.params.settings, root_seed=snakemake.params.seed)
-publish(snakemake, data, distributions.pmf_bars(data))
+publish(snakemake, data, drawing={})

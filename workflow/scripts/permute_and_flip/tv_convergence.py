@@ -1,7 +1,6 @@
 from dpreplication.pipeline.jobs import publish, start
-from dpreplication.plotting import distributions
 from dpreplication.replications.permute_and_flip import sampling as pf
 
 start(snakemake)
 data = pf.tv_convergence(**snakemake.params.settings, root_seed=snakemake.params.seed)
-publish(snakemake, data, distributions.tv_convergence(data))
+publish(snakemake, data, drawing={})

@@ -2,7 +2,6 @@ import pandas as pd
 
 from dpreplication.data import tabular
 from dpreplication.pipeline.jobs import publish, start
-from dpreplication.plotting import curves
 from dpreplication.replications.privgene import figures
 from dpreplication.replications.privgene.jobs import ledger
 
@@ -16,8 +15,8 @@ for prefix, figure, data in zip(("us_", "br_"), ("Fig. 6", "Fig. 7"), map(tabula
     panel = table[table.dataset == data.name]
     title = figures.figure_title(figure, data, snakemake.params.settings["epsilon"])
     shown = releases[releases.dataset.eq(data.name) & releases.task.isin(panel.task)]
-    publish(snakemake, panel, curves.error_against_iteration(panel, title), prefix=prefix, ledger=ledger(shown))
+    publish(snakemake, panel, drawing={"title": title}, prefix=prefix, ledger=ledger(shown))
 publish(snakemake, figures.eem_vs_em_summary(table, runs), prefix="summary_")
 trace = figures.dampening_trace(jobs, snakemake.params.settings["algorithm"])
-publish(snakemake, trace, curves.dampening_against_iteration(trace), prefix="trace_")
+publish(snakemake, trace, drawing={}, prefix="trace_")
 publish(snakemake, figures.dampening_summary(trace), prefix="deltas_")

@@ -2,7 +2,6 @@ import pandas as pd
 
 from dpreplication.data import tabular
 from dpreplication.pipeline.jobs import publish, start
-from dpreplication.plotting import privgene_ablations as plots
 from dpreplication.replications.privgene import ablations as privgene_ablations
 
 start(snakemake)
@@ -19,4 +18,4 @@ table = privgene_ablations.reachable_set_table(
     folds=settings["folds"],
     use_folds=settings["use_folds"],
 )
-publish(snakemake, table, plots.reachable_set_bars(table))
+publish(snakemake, table, drawing={})

@@ -1,9 +1,8 @@
 from dpreplication.pipeline.jobs import publish, start
-from dpreplication.plotting import noise_distributions as plots
 from dpreplication.replications.truncated_laplace import audits as tl
 from dpreplication.seeding import generator
 
 start(snakemake)
 rng = generator(snakemake.params.seed, "truncated_laplace", "monte_carlo")
 data = tl.monte_carlo_moments(rng, **snakemake.params.settings)
-publish(snakemake, data, plots.monte_carlo_moments(data))
+publish(snakemake, data, drawing={})

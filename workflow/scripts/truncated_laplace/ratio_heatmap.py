@@ -1,5 +1,4 @@
 from dpreplication.pipeline.jobs import publish, start
-from dpreplication.plotting import noise_distributions as plots
 from dpreplication.replications.truncated_laplace import figures as tl
 
 FIGURES = {"amplitude": tl.figure2_amplitude_ratio_heatmap, "power": tl.figure3_power_ratio_heatmap}
@@ -7,4 +6,4 @@ FIGURES = {"amplitude": tl.figure2_amplitude_ratio_heatmap, "power": tl.figure3_
 start(snakemake)
 quantity = snakemake.params.quantity
 data = FIGURES[quantity](**snakemake.params.settings)
-publish(snakemake, data, plots.ratio_heatmap(data, f"{quantity}_ratio"))
+publish(snakemake, data, drawing={"column": f"{quantity}_ratio"})

@@ -221,14 +221,14 @@ def method_levels(figure: pd.DataFrame, value: str = "error") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def panel_titles(figure: pd.DataFrame, data: dict[str, tabular.TabularData]) -> dict[tuple[str, str], str]:
-    """``(dataset, task) -> "(a) Adult"``, naming a substitute and, for k-means, k (spec §5 letters)."""
-    titles = {}
+def panel_titles(figure: pd.DataFrame, data: dict[str, tabular.TabularData]) -> list[list[str]]:
+    """``[dataset, task, "(a) Adult"]`` per panel, naming a substitute and, for k-means, k (spec §5 letters)."""
+    titles = []
     for letter, (dataset, task) in zip("abcdefgh", figure[PANEL].drop_duplicates().itertuples(index=False)):
         spec, item = DATASETS[dataset], data[dataset]
         label = f"\n({spec.short_label})" if item.substitute and spec.short_label else ""
         k = f", k = {task.removeprefix('kmeans_k')}" if task.startswith("kmeans_k") else ""
-        titles[(dataset, task)] = f"({letter}) {dataset}{k}{label}"
+        titles.append([dataset, task, f"({letter}) {dataset}{k}{label}"])
     return titles
 
 

@@ -180,6 +180,11 @@ RULES = {
     "comparison_plan": comparison_plan,
     "comparison_extra_job": comparison_extra_job,
     "comparison_figure": lambda pg, w: pg["comparison"],
+    "kmeans_figure": lambda pg, w: {
+        "epsilons": pg["comparison"]["epsilons"],
+        "gupt_eps_fraction": pg["comparison"]["gupt_eps_fraction"],
+        **pg["comparison"]["kmeans"],
+    },
     "comparison_pairs": lambda pg, w: pg["comparison"],
     "paper_r_comparison_job": paper_r_comparison_job,
     "paper_r_comparison": lambda pg, w: pg["comparison"]["paper_r"],
