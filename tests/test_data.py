@@ -341,3 +341,51 @@ def test_the_next_fetch_removes_the_scratch_of_a_killed_fetch(toy_mirror, tmp_pa
     fetch("toy", "counts.npy", folder / "counts.npy", toy_mirror)
     kept = {scratch[key] for key in ("running", "other host", "not scratch")}
     assert set(folder.iterdir()) == kept | {folder / "counts.npy"}
+
+
+@pytest.fixture
+def flaky_server(tmp_path):
+    """A local HTTP server whose first answer to each path is 503, then the file: ``(base URL, requests)``."""
+    import http.server
+    import threading
+
+    requests = []
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *arguments, **keywords):
+            super().__init__(*arguments, directory=str(tmp_path / "served"), **keywords)
+
+        def do_GET(self):  # noqa: N802 (the http.server name)
+            requests.append(self.path)
+            if requests.count(self.path) == 1:
+                self.send_error(503, "busy, try again")
+            else:
+                super().do_GET()
+
+        def log_message(self, *arguments):
+            pass
+
+    (tmp_path / "served").mkdir()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}", requests
+    server.shutdown()
+    thread.join()
+
+
+def test_a_download_retries_shows_progress_and_is_verified(flaky_server, tmp_path, monkeypatch, capsys):
+    base, requests = flaky_server
+    content = b"x" * 300_000
+    with gzip.open(tmp_path / "served" / "labels.gz", "wb") as packed:
+        packed.write(content)
+    entry = DataFile("labels", f"{base}/labels.gz", hashlib.sha256(content).hexdigest())
+    monkeypatch.setitem(DATASETS, "toy", Dataset("toy", (entry,), "citation", "licence"))
+    assert fetch("toy", "labels", tmp_path / "raw" / "labels").read_bytes() == content
+    assert requests == ["/labels.gz", "/labels.gz"]  # a 503, then the file
+    assert "100%" in capsys.readouterr().err  # pooch's progress bar
+    wrong = DataFile("labels", f"{base}/labels.gz", "0" * 64)
+    monkeypatch.setitem(DATASETS, "toy", Dataset("toy", (wrong,), "citation", "licence"))
+    with pytest.raises(DataIntegrityError, match="0" * 64):
+        fetch("toy", "labels", tmp_path / "raw" / "other")
+    assert not (tmp_path / "raw" / "other").exists()

@@ -3,7 +3,7 @@
 The mirror is a directory laid out as ``<mirror>/<dataset>/<file>`` (the dataset's
 ``mirror_directory`` where the catalogue names one); a file may be stored there plain or
 gzip-compressed (``<file>.gz``). Without a mirror, the canonical URL is tried first, then the
-catalogue's alternate URLs. Whatever the source, the local copy is the decompressed content,
+catalogue's alternate URLs, each downloaded by pooch with a progress bar and retries. Whatever the source, the local copy is the decompressed content,
 written atomically only after its SHA256 matches the catalogue. A missing or corrupt file raises
 :class:`DataIntegrityError` naming the file and the expected checksum. Every reader re-verifies
 what it reads (:func:`verified`), finding the file's catalogue entry by its name, whatever folder
@@ -23,6 +23,7 @@ import socket
 import tempfile
 import threading
 import time
+import urllib.parse
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -155,13 +156,36 @@ def _mirror_source(mirror: Path, dataset: str, data_file: DataFile) -> Path:
     )
 
 
+DOWNLOAD_RETRIES = 3
+"""How often a failed download of one URL is retried (pooch waits 1, 2, 3 s between tries)."""
+
+
+def _copy_file_url(url: str, output_file: str, pooch) -> None:
+    """Copy a ``file://`` URL to ``output_file``: pooch's downloader for a local catalogue entry."""
+    shutil.copyfile(urllib.request.url2pathname(urllib.parse.urlparse(url).path), output_file)
+
+
 def _download(data_file: DataFile, dataset: str, target: Path) -> None:
-    """Download the canonical URL, else each alternate in turn; raise naming every failure."""
+    """Download the canonical URL, else each alternate in turn; raise naming every failure.
+
+    pooch downloads, with a progress bar and :data:`DOWNLOAD_RETRIES` retries per URL; its own
+    hash check is not used, since the catalogue's SHA256 is of the decompressed content, which
+    :func:`fetch` checks.
+    """
+    import pooch
+
     failures = []
     for url in (data_file.url, *data_file.alternate_urls):
+        downloader = _copy_file_url if url.startswith("file:") else pooch.HTTPDownloader(progressbar=True, timeout=60)
+        source = pooch.create(
+            path=target.parent,
+            base_url="",
+            registry={target.name: None},
+            urls={target.name: url},
+            retry_if_failed=DOWNLOAD_RETRIES,
+        )
         try:
-            with urllib.request.urlopen(url, timeout=60) as response, open(target, "wb") as out:
-                shutil.copyfileobj(response, out)
+            source.fetch(target.name, downloader=downloader)
             return
         except OSError as error:
             failures.append(f"{url} ({error})")
