@@ -96,6 +96,18 @@ def _gaussian_epsilon(event: dp_event.DpEvent, delta: float) -> float:
     return float(rdp_accountant().compose(event).get_epsilon(delta))
 
 
+@functools.lru_cache(maxsize=256)
+def rdp_epsilon(records: tuple[tuple[dp_event.DpEvent, int], ...], delta: float) -> float:
+    """ε at ``delta`` of ``(event, count)`` records composed by :func:`rdp_accountant`, cached.
+
+    One call costs about 1.5 CPU-s for a DP-SGD event (dp-accounting evaluates the sampled Gaussian
+    at each of its 999 orders); a job that checks and then reports the same ledger, or trains
+    teachers on shards of one size, composes each distinct one once.
+    """
+    composed = dp_event.ComposedDpEvent([dp_event.SelfComposedDpEvent(event, count) for event, count in records])
+    return float(rdp_accountant().compose(composed).get_epsilon(delta))
+
+
 def epsilon_delta(event: dp_event.DpEvent, delta: float | None = None) -> tuple[float, float]:
     """``(ε, δ)`` of one event by its privacy map (module docstring); ``(inf, 0)`` for a non-private one.
 

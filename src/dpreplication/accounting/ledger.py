@@ -107,7 +107,7 @@ class Ledger:
         from dpreplication.accounting.events import (
             AdvancedCompositionAccountant,
             BasicCompositionAccountant,
-            rdp_accountant,
+            rdp_epsilon,
         )
 
         if self.delta_prime is None:
@@ -117,7 +117,8 @@ class Ledger:
         if accountant.supports(self.event()):
             accountant.compose(self.event())
             return accountant.epsilon, accountant.delta
-        return float(rdp_accountant().compose(self.event()).get_epsilon(self.budget_delta)), self.budget_delta
+        records = tuple((entry.event, entry.count) for entry in self.entries)
+        return rdp_epsilon(records, self.budget_delta), self.budget_delta
 
     def describe(self) -> str:
         """``mechanism ε=… ×count`` per kind of record, in the order first recorded; ``"none"`` if empty."""

@@ -48,6 +48,7 @@ def _is_module(dotted: str, package: Path) -> bool:
     return module_file(dotted, package) is not None
 
 
+@cache
 def imported_modules(path: Path, package: Path = PACKAGE) -> frozenset[str]:
     """Return the dotted names of the package modules ``path`` imports (anywhere in the file).
 
