@@ -2,7 +2,8 @@
 
 The drift check reruns the quick profile, so a changed default that the quick overlay overrides (a
 grid, a repetition count, an ε) would go unseen there; here every published sidecar's ``settings``
-and ``seed`` are compared with what the workflow would pass the rule that writes it today."""
+and ``seed`` are compared with what the workflow would pass the rule that writes it today, and its
+one-line ``parameters`` (under each figure in the report) with those settings."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from dpreplication.pipeline.provenance import parameter_line
 from dpreplication.pipeline.snakefile import load_workflow
 
 REPO = Path(__file__).resolve().parents[1]
@@ -56,6 +58,8 @@ def test_a_published_sidecar_records_the_settings_its_rule_gets_now(rule, sideca
         "rerun `make replicate` (or revert the configuration change)"
     )
     assert recorded["seed"] == params.get("seed"), f"{sidecar.relative_to(REPO)}: seed {recorded['seed']}"
+    line = parameter_line(recorded["settings"], seed=recorded["seed"], profile="default")
+    assert recorded["parameters"] == line, f"{sidecar.relative_to(REPO)}: its parameter line is not its rule's settings"
 
 
 def test_a_changed_default_is_caught():

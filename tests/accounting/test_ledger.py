@@ -144,6 +144,15 @@ def test_dp_sgd_composes_by_rdp_to_the_reported_teacher_epsilon():
     assert capped.entries == []
 
 
+def test_a_cached_rdp_composition_is_read_at_each_ledgers_own_delta_and_counts():
+    """The composed ε is cached per records and δ (events.rdp_epsilon): the same teacher at another δ,
+    or with one step more, is composed anew, each equal to our accountant's ε."""
+    for delta, steps in [(1e-5, 500), (1e-4, 500), (1e-4, 501), (1e-5, 500)]:
+        with ledger.spending(budget_delta=delta) as spent:
+            ledger.record_dp_sgd("dp_sgd", 1.1, 0.01, steps)
+        assert spent.spent()[0] == pytest.approx(rdp.dp_sgd_epsilon(1.1, 0.01, steps, delta), rel=1e-9)
+
+
 def test_non_private_releases_record_infinite_epsilon():
     with ledger.spending() as spent:
         ledger.record_non_private("NoPrivacy")
