@@ -82,8 +82,15 @@ lock: $(VENV)/installed
 	mv requirements.lock.new requirements.lock
 	$(PYTHON) -m dpreplication.pipeline.environment
 
+# torch's CPU build first, from PyTorch's CPU index: the lock's torch==<pin> is then satisfied, and
+# PyPI's CUDA build (3 GB of nvidia-* wheels) is never resolved. A machine that cannot reach the
+# index needs the wheel where pip finds it (find-links); otherwise this step fails, naming it.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+TORCH := $(shell sed -n 's/^torch==//p' requirements.lock)
+
 $(VENV)/installed: requirements.lock pyproject.toml
 	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps --index-url $(TORCH_INDEX) torch==$(TORCH)+cpu
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $@
