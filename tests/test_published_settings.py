@@ -58,7 +58,7 @@ def test_a_published_sidecar_records_the_settings_its_rule_gets_now(rule, sideca
         "rerun `make replicate` (or revert the configuration change)"
     )
     assert recorded["seed"] == params.get("seed"), f"{sidecar.relative_to(REPO)}: seed {recorded['seed']}"
-    line = parameter_line(recorded["settings"], seed=recorded["seed"], profile="default")
+    line = parameter_line(params.get("settings"), seed=params.get("seed"), profile="default")
     assert recorded["parameters"] == line, f"{sidecar.relative_to(REPO)}: its parameter line is not its rule's settings"
 
 

@@ -123,7 +123,7 @@ def pooled_ratio_against_c(curves: pd.DataFrame, marked_c: float, reference_c: f
     reference_c : float
         The reference c the ratios are relative to, as the y label names it.
     """
-    figure, axes = new_figure(1, 1, width=4.6, height=3.4)
+    figure, axes = new_figure(1, 1, width=4.6, height=4.0)
     ax = axes[0][0]
     pooled = curves.groupby(["epsilon", "c_x1e3"], as_index=False, sort=False).ratio.mean()
     for label, rows in sorted(pooled.groupby("epsilon"), key=lambda item: float(item[0])):
@@ -136,7 +136,8 @@ def pooled_ratio_against_c(curves: pd.DataFrame, marked_c: float, reference_c: f
     ax.set_xlabel("c (×10⁻³)")
     ax.set_ylabel(f"error / error at c = {reference_c * 1e3:g}×10⁻³ (pooled)")
     ax.set_title("Fig. 2 at each ε (Adult, Banking; LR, SVM)")
-    ax.legend(fontsize="small")
+    handles, labels = ax.get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside lower center", ncol=3, fontsize="small")  # covers no point
     return figure
 
 
