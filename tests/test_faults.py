@@ -493,7 +493,9 @@ def test_a_table_made_without_a_library_is_remade_when_the_library_arrives(check
     rules = checkout / "workflow/rules/truncated_laplace.smk"
     original = rules.read_text()
     try:
-        rules.write_text(original.replace(", libraries=TL_ORACLES", ""))
+        without_param = original.replace("\n        libraries=TL_ORACLES,", "")
+        assert without_param.count("TL_ORACLES") == 1, "the negative control must remove the param"
+        rules.write_text(without_param)
         assert run_workflow(checkout, "--cores", "1", target, "--config", "profile=quick").returncode == 0
         stale = run_workflow(checkout, "-n", target, "--config", "profile=quick", extra_path=str(tmp_path / "site"))
         assert "Nothing to be done" in output(stale)
