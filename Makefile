@@ -76,22 +76,24 @@ bench: $(VENV)/installed
 cluster-resources: $(VENV)/installed
 	$(PYTHON) -m dpreplication.pipeline.cluster_resources benchmarks/records/default profiles/slurm/config.yaml --costs docs/costs.md
 
-# Re-pin after changing dependencies: freeze the venv, then mirror it into environment.yml.
+# torch's CPU build (torch==<pin>+cpu, which PyPI does not have; its Linux torch is the CUDA build, with
+# 3 GB of nvidia-* wheels) comes from this page of PyTorch's CPU index. A machine that cannot reach it
+# names a folder holding the wheel instead: make TORCH_WHEELS=/opt/wheels ...
+TORCH_WHEELS ?= https://download.pytorch.org/whl/cpu/torch/
+
+# Re-pin after changing dependencies: pin what .venv holds into the hashed lock (pip freeze, then
+# uv pip compile --generate-hashes), then mirror it into environment.yml.
 lock: $(VENV)/installed
-	{ sed -n '/^#/p' requirements.lock; $(VENV)/bin/pip freeze --exclude-editable | sed -E 's/^(torch==[0-9.]+)\+cpu$$/\1/'; } > requirements.lock.new
-	mv requirements.lock.new requirements.lock
-	$(PYTHON) -m dpreplication.pipeline.environment
+	$(PYTHON) -m dpreplication.pipeline.environment lock --torch-wheels $(TORCH_WHEELS)
+	$(PYTHON) -m dpreplication.pipeline.environment mirror
 
-# torch's CPU build first, from PyTorch's CPU index: the lock's torch==<pin> is then satisfied, and
-# PyPI's CUDA build (3 GB of nvidia-* wheels) is never resolved. A machine that cannot reach the
-# index needs the wheel where pip finds it (find-links); otherwise this step fails, naming it.
-TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
-TORCH := $(shell sed -n 's/^torch==//p' requirements.lock)
-
+# Every download is checked against the lock's hashes (--require-hashes). torch first, alone, from
+# TORCH_WHEELS: pip would ask an extra page for every package of the lock.
 $(VENV)/installed: requirements.lock pyproject.toml
 	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps --index-url $(TORCH_INDEX) torch==$(TORCH)+cpu
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.lock
+	awk '/^torch==/ { found = 1 } found && /^ *#/ { exit } found' requirements.lock > $(VENV)/torch.txt
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --no-deps --find-links $(TORCH_WHEELS) -r $(VENV)/torch.txt
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $@
 
