@@ -10,7 +10,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: replicate readme figure-map quick check-figures test test-fast mutants references instruction-sets report bench cluster-resources lock clean-results
+.PHONY: paper-slice replicate readme figure-map quick check-figures test test-fast mutants references instruction-sets report bench cluster-resources lock clean-results
 
 replicate: $(VENV)/installed
 	$(SNAKEMAKE)
@@ -80,6 +80,11 @@ cluster-resources: $(VENV)/installed
 # 3 GB of nvidia-* wheels) comes from this page of PyTorch's CPU index. A machine that cannot reach it
 # names a folder holding the wheel instead: make TORCH_WHEELS=/opt/wheels ...
 TORCH_WHEELS ?= https://download.pytorch.org/whl/cpu/torch/
+
+# A slice of the paper profile through a real single-node SLURM (root, slurm-wlm and munge), its CPU
+# against the projection of docs/costs.md: docs/paper_slice.md, results/paper/report.html. After make replicate.
+paper-slice: $(VENV)/installed
+	$(PYTHON) benchmarks/paper_slice.py
 
 # Re-pin after changing dependencies: pin what .venv holds into the hashed lock (pip freeze, then
 # uv pip compile --generate-hashes), then mirror it into environment.yml.

@@ -2,6 +2,9 @@
 the rule/record mapping and the paper-profile scales on the real workflow."""
 
 import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +22,7 @@ from dpreplication.pipeline.cluster_resources import (
     paper_scales,
     rule_costs,
     rule_resources,
+    run_against_projection,
 )
 from dpreplication.pipeline.config import profile_config
 
@@ -83,6 +87,31 @@ def test_costs_project_measured_cpu_per_unit_to_the_paper_plan(tmp_path):
     assert f"| `{PAPER_UNMEASURED[0]}` | 1 | 1.00 | 1 | not projected |" in markdown
 
 
+def test_a_paper_run_is_held_against_the_projection_for_its_own_work(tmp_path):
+    """The default profile measured 10 CPU-s per repetition and 20 s per job at a grid ratio 1.5; a paper
+    run of 50 repetitions in 24 CPU-s each (1,200) against 500 projected: +140 %; the sampled rule ran 33 s
+    against 30 projected: +10 %; an unmeasured rule is not projected."""
+    write_record(tmp_path / "default/job/A/reps0-9.tsv", 100, 300)
+    write_record(tmp_path / "default/sampled.tsv", 20, 100)
+    write_record(tmp_path / "default/lp.tsv", 60, 100)
+    write_record(tmp_path / "paper/job/A/reps0-24.tsv", 600, 300)
+    write_record(tmp_path / "paper/job/A/reps25-49.tsv", 600, 300)
+    write_record(tmp_path / "paper/sampled.tsv", 33, 100)
+    write_record(tmp_path / "paper/lp.tsv", 600, 100)
+
+    def resources(tree):
+        globs = {"job": "job/*/reps*.tsv", "sampled": "sampled.tsv", PAPER_UNMEASURED[0]: "lp.tsv"}
+        return rule_resources({rule: str(tmp_path / tree / g) for rule, g in globs.items()}, 25, {"sampled": 1.5})
+
+    costs = run_against_projection(resources("default"), resources("paper")).set_index("rule")
+    assert costs.loc["job", "units"] == 50 and costs.loc["job", "jobs"] == 2
+    assert costs.loc["job", "projected_cpu_seconds"] == pytest.approx(500)
+    assert costs.loc["job", "error"] == pytest.approx(1.4)
+    assert costs.loc["sampled", "projected_cpu_seconds"] == pytest.approx(30)
+    assert costs.loc["sampled", "error"] == pytest.approx(0.1)
+    assert np.isnan(costs.loc[PAPER_UNMEASURED[0], "projected_cpu_seconds"])
+
+
 def test_every_benchmark_directive_maps_to_a_records_glob():
     text = "".join(p.read_text() for p in (ROOT / "workflow/rules").glob("*.smk"))
     globs = benchmark_globs(WORKFLOW, Path("records"))
@@ -118,3 +147,39 @@ def test_the_slurm_profile_sets_measured_resources_for_every_submitted_rule():
     assert set(resources) == submitted, submitted ^ set(resources)
     for rule, values in resources.items():
         assert values["runtime"] >= 5 and values["mem_mb"] >= 1000 and values["cpus_per_task"] == 1, rule
+
+
+def test_the_paper_slice_plans_theory_rules_and_the_adult_batches_only():
+    """benchmarks/paper_slice.py's targets: no teacher training, no unprojected LP grid, and of PrivGene
+    only Fig. 3's Adult LR batches, each the paper's full batch of repetitions."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import paper_slice
+
+    paper = load_workflow(ROOT / "Snakefile", {"profile": "paper"})
+    repetitions, _ = paper_scales(ROOT)
+    targets = paper_slice.slice_targets(paper, 2, int(repetitions))
+    planned = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            *targets,
+            "--config",
+            "profile=paper",
+            "-n",
+            "--forceall",
+            "--quiet",
+            "rules",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", planned.split("Job stats:")[1], re.M))
+    assert jobs["privgene_comparison_job"] == "2" and jobs["tl_density"] == "1" and jobs["darrm_f2_gamma_shapes"] == "1"
+    assert not {"tl_lp_optimum", "darrm_prediction_teachers", "privgene_kmeans_job"} & jobs.keys()
+    assert targets[-2:] == [
+        "results/paper/work/privgene/comparison/Adult/lr/reps0-24.csv",
+        "results/paper/work/privgene/comparison/Adult/lr/reps25-49.csv",
+    ]

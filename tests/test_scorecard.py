@@ -14,6 +14,7 @@ from dpreplication.scorecard import (
     STATUSES,
     Claim,
     Deviation,
+    claims_on,
     evaluate_claims,
     load_registry,
     paper_page,
@@ -66,6 +67,22 @@ def test_a_deviation_has_passing_evidence_and_a_reason_filled_from_measured_valu
     rows = evaluate_claims(claims, TABLES).set_index("id")
     assert rows.loc["d", "status"] == "deviation" and rows.loc["d", "evidence"] == "ev"
     assert rows.loc["d", "reason"] == "cause shown: 0.50 (own value 0.5)"
+
+
+def test_a_slice_judges_only_the_claims_its_tables_reach():
+    """A claim on a table the slice did not compute is left out, and so is a deviation whose evidence is
+    on such a table or whose reason quotes one (judged without it, it would read as a fail, or fail to
+    fill): never a verdict on what did not run."""
+    claims = [
+        make(id="here"),
+        make(id="elsewhere", table="absent"),
+        make(id="ev", table="absent"),
+        make(id="d", expected=0.6, deviation=evidence_for("ev")),
+        make(id="d2", expected=0.6, deviation=evidence_for("here", reason="shown: {here}")),
+        make(id="d3", expected=0.6, deviation=evidence_for("here", reason="shown: {elsewhere}")),
+    ]
+    assert [c.id for c in claims_on(claims, TABLES)] == ["here", "d2"]
+    assert list(evaluate_claims(claims_on(claims, TABLES), TABLES).status) == ["pass", "deviation"]
 
 
 def test_a_passing_claim_with_a_deviation_is_a_pass():

@@ -233,6 +233,36 @@ def rule_costs(table: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def run_against_projection(measured: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
+    """Each rule of a paper-profile run: its measured CPU against the projection for the same work.
+
+    ``measured`` is :func:`rule_resources` of the measured profile's records, ``run`` of the paper-profile
+    run's. The projection is :func:`rule_costs`' for the run's units: the measured mean CPU per unit times
+    the rule's sample-size or grid ratio. ``error`` = measured / projected − 1; a rule the measured
+    records lack, or of :data:`PAPER_UNMEASURED`, has no projection (NaN).
+    """
+    merged = run[["rule", "jobs_measured", "units_measured", "cpu_seconds", "exact_records"]].merge(
+        measured[["rule", "units_measured", "cpu_seconds", "sample_ratio"]],
+        on="rule",
+        how="left",
+        suffixes=("", "_profile"),
+    )
+    projected = (merged.cpu_seconds_profile / merged.units_measured_profile * merged.sample_ratio).where(
+        ~merged.rule.isin(PAPER_UNMEASURED)
+    ) * merged.units_measured
+    return pd.DataFrame(
+        {
+            "rule": merged.rule,
+            "jobs": merged.jobs_measured,
+            "units": merged.units_measured,
+            "exact_records": merged.exact_records,
+            "cpu_seconds": merged.cpu_seconds,
+            "projected_cpu_seconds": projected,
+            "error": merged.cpu_seconds / projected - 1,
+        }
+    )
+
+
 def costs_markdown(costs: pd.DataFrame, records: str, profile: str) -> str:
     """Return :func:`rule_costs` as Markdown: per paper (the rules' prefix) and in all, then per rule."""
     papers = costs.assign(name=costs.rule.str.split("_").str[0]).groupby("name").sum(numeric_only=True, min_count=1)

@@ -164,8 +164,8 @@ def scorecard_html(scorecard: pd.DataFrame) -> str:
     return "".join(parts)
 
 
-def build_report(items: list[ReportItem], scorecard: pd.DataFrame, profile: str) -> str:
-    """Build the whole report as one HTML document."""
+def build_report(items: list[ReportItem], scorecard: pd.DataFrame, profile: str, preface: str = "") -> str:
+    """Build the whole report as one HTML document; ``preface`` (HTML) goes before the scorecard."""
     papers = [p for p in PAPERS if any(i.paper == p for i in items)]
     nav = "".join(f'<a href="#{p}">{html.escape(p)}</a>' for p in ["scorecard", *papers])
     paper_list = "".join(f'<li><a href="#{p}"><code>{p}</code></a>: {html.escape(PAPERS[p])}</li>' for p in papers)
@@ -184,6 +184,7 @@ shared mechanisms of the <code>dpreplication</code> package, and every number th
 recomputed and judged in the scorecard. Each figure shows its caption and, under it, the parameters
 it was actually computed with (from its provenance sidecar); its data are in the CSV beside it.</p>
 <ul>{paper_list}</ul>
+{preface}
 <h2 id="scorecard">Scorecard</h2>
 <p><code>fail</code>: the claim does not hold here, whatever the reason. <code>deviation</code>: it does not
 hold, and evidence claims that pass in the same run show the cause. <code>missing</code>: it could not be

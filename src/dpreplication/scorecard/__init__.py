@@ -13,6 +13,7 @@ from dpreplication.scorecard.claims import (
     STATUSES,
     Claim,
     Deviation,
+    claims_on,
     evaluate_claims,
     load_registry,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "STATUSES",
     "Claim",
     "Deviation",
+    "claims_on",
     "evaluate_claims",
     "load_registry",
     "paper_page",

@@ -472,6 +472,24 @@ def _judge(claim: Claim, reproduced: float, interval: dict) -> tuple[str, dict]:
     }
 
 
+def claims_on(claims: list[Claim], tables: set[str] | dict) -> list[Claim]:
+    """Return the claims a partial run (a slice of the workflow) can judge.
+
+    Their table is among ``tables``, and so are those of the claims their deviation names (its
+    evidence and the placeholders of its reason).
+    """
+    judged = {claim.id for claim in claims if claim.table in tables}
+    return [claim for claim in claims if claim.id in judged and claims_named(claim) <= judged]
+
+
+def claims_named(claim: Claim) -> set[str]:
+    """Return the ids of the claims ``claim``'s deviation names: its evidence and its reason's placeholders."""
+    if claim.deviation is None:
+        return set()
+    placeholders = {match.group(1) for match in _PLACEHOLDER.finditer(claim.deviation.reason)}
+    return (set(claim.deviation.evidence) | placeholders) - {"reproduced", "expected"}
+
+
 def evaluate_claims(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """One scorecard row per claim, with the statuses of the module docstring."""
     observed, reasons, values, uncertainty, judged = {}, {}, {}, {}, {}
