@@ -42,7 +42,7 @@ sys.path.insert(0, str(REPO / "tests"))
 from slurm_cluster import single_node_cluster  # noqa: E402
 
 from dpreplication.pipeline.cluster_resources import (  # noqa: E402
-    benchmark_globs,
+    benchmark_records,
     paper_scales,
     rule_resources,
     run_against_projection,
@@ -157,8 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     repetitions, ratios = paper_scales(REPO)
     targets = slice_targets(workflow, arguments.adult_batches, int(repetitions))
     wall, local_cpu = run_through_slurm(targets, arguments.jobs)
-    measured = rule_resources(benchmark_globs(workflow, arguments.measured_records), repetitions, ratios)
-    run = rule_resources(benchmark_globs(workflow, Path("benchmarks/records") / TREE), repetitions, ratios)
+    measured = rule_resources(benchmark_records(workflow, arguments.measured_records), repetitions, ratios)
+    run = rule_resources(benchmark_records(workflow, Path("benchmarks/records") / TREE), repetitions, ratios)
     costs = run_against_projection(measured, run)
     costs.to_csv(f"results/{TREE}/slice_costs.csv", index=False)
     page = costs_page(costs, wall, local_cpu, arguments.measured_records, targets)

@@ -1,6 +1,7 @@
 """Per-rule cluster resources from benchmark records: the scaling arithmetic on made-up records,
 the rule/record mapping and the paper-profile scales on the real workflow."""
 
+import glob
 import json
 import re
 import subprocess
@@ -16,6 +17,7 @@ from dpreplication.pipeline.cluster_resources import (
     PAPER_SAMPLE_SIZES,
     PAPER_UNMEASURED,
     benchmark_globs,
+    benchmark_records,
     costs_markdown,
     load_workflow,
     local_rules,
@@ -31,6 +33,11 @@ WORKFLOW = load_workflow(ROOT / "Snakefile")
 RECORD = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n{s}\t0:00:00\t{rss}\t0\t0\t0\t0\t0\t0\t{s}\n"
 
 
+def found(globs: dict[str, str]) -> dict[str, list[str]]:
+    """``{rule: the files of its glob}``, as :func:`benchmark_records` finds them."""
+    return {rule: sorted(glob.glob(pattern)) for rule, pattern in globs.items()}
+
+
 def write_record(path: Path, seconds: float, rss: float) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(RECORD.format(s=seconds, rss=rss))
@@ -42,13 +49,15 @@ def test_batched_rules_scale_per_repetition_and_sampled_rules_by_their_ratio(tmp
     write_record(tmp_path / "pmf.tsv", 60, 200)
     write_record(tmp_path / "plain.tsv", 600, 100)
     globs = {"job": str(tmp_path / "job/*/reps*.tsv"), "pf_pmf_bars": str(tmp_path / "pmf.tsv")}
-    table = rule_resources({**globs, "plain": str(tmp_path / "plain.tsv")}, 25, {"pf_pmf_bars": 10}).set_index("rule")
+    table = rule_resources(found({**globs, "plain": str(tmp_path / "plain.tsv")}), 25, {"pf_pmf_bars": 10}).set_index(
+        "rule"
+    )
     assert table.loc["job", "batched"] and table.loc["job", "slowest_seconds_per_unit"] == 12
     assert table.loc["job", "runtime"] == 15  # 3 × 12 s × 25 = 900 s
     assert table.loc["job", "mem_mb"] == 1400  # 2 × 700 MB
     assert table.loc["pf_pmf_bars", "runtime"] == 30  # 3 × 60 s × 10 = 1800 s
     assert table.loc["plain", "runtime"] == 30 and table.loc["plain", "mem_mb"] == 1000  # the floors
-    assert rule_resources({"none": str(tmp_path / "absent/*.tsv")}, 25, {}).empty
+    assert rule_resources(found({"none": str(tmp_path / "absent/*.tsv")}), 25, {}).empty
 
 
 def test_a_jobs_exact_record_replaces_snakemakes_sample(tmp_path):
@@ -56,7 +65,7 @@ def test_a_jobs_exact_record_replaces_snakemakes_sample(tmp_path):
     write_record(tmp_path / "job/A/reps0-9.tsv", 10, 300)
     (tmp_path / "job/A/reps0-9.usage.json").write_text(json.dumps({"cpu_s": 40.0, "max_rss_mb": 900.0}))
     write_record(tmp_path / "job/B/reps10-14.tsv", 5, 100)  # no exact record: the sample stays
-    table = rule_resources({"job": str(tmp_path / "job/*/reps*.tsv")}, 25, {}).set_index("rule")
+    table = rule_resources(found({"job": str(tmp_path / "job/*/reps*.tsv")}), 25, {}).set_index("rule")
     assert table.loc["job", "cpu_seconds"] == 45 and table.loc["job", "exact_records"] == 1
     assert table.loc["job", "max_rss_mb"] == 900 and table.loc["job", "jobs_measured"] == 2
     costs = rule_costs(table.reset_index(), pd.DataFrame({"rule": ["job"], "jobs": [2], "units": [15]}))
@@ -74,7 +83,7 @@ def test_costs_project_measured_cpu_per_unit_to_the_paper_plan(tmp_path):
         name: str(tmp_path / pattern)
         for name, pattern in [("job", "job/*/reps*.tsv"), ("behind", "behind.tsv"), (PAPER_UNMEASURED[0], "lp.tsv")]
     }
-    table = rule_resources(globs, 25, {"job": 1.5})
+    table = rule_resources(found(globs), 25, {"job": 1.5})
     paper = pd.DataFrame({"rule": ["job", PAPER_UNMEASURED[0]], "jobs": [40, 1], "units": [1000, 1]})
     costs = rule_costs(table, paper).set_index("rule")
     assert costs.loc["job", "jobs"] == 2 and costs.loc["job", "cpu_minutes"] == 150 / 60
@@ -101,7 +110,9 @@ def test_a_paper_run_is_held_against_the_projection_for_its_own_work(tmp_path):
 
     def resources(tree):
         globs = {"job": "job/*/reps*.tsv", "sampled": "sampled.tsv", PAPER_UNMEASURED[0]: "lp.tsv"}
-        return rule_resources({rule: str(tmp_path / tree / g) for rule, g in globs.items()}, 25, {"sampled": 1.5})
+        return rule_resources(
+            found({rule: str(tmp_path / tree / g) for rule, g in globs.items()}), 25, {"sampled": 1.5}
+        )
 
     costs = run_against_projection(resources("default"), resources("paper")).set_index("rule")
     assert costs.loc["job", "units"] == 50 and costs.loc["job", "jobs"] == 2
@@ -120,6 +131,23 @@ def test_every_benchmark_directive_maps_to_a_records_glob():
     assert all("{" not in g and g.startswith("records/") for g in globs.values())
     assert globs["privgene_comparison_job"] == "records/privgene/comparison/*/*/reps*.tsv"
     assert globs["pf_pmf_bars"] == "records/permute_and_flip/pmf_bars.tsv"
+
+
+def test_each_record_counts_for_the_one_rule_that_names_it(tmp_path):
+    """The teachers' glob prediction_teachers_*_*.tsv also finds the seed replicates' records; their
+    directives' patterns (wildcard constraints included) give each file to one rule (docs/costs.md had
+    counted the replicates' 8.4 CPU-minutes twice)."""
+    for name in ["mnist_private", "mnist_private_1", "fashion_mnist_nonprivate_2"]:
+        write_record(tmp_path / f"darrm/prediction_teachers_{name}.tsv", 1, 1)
+    records = benchmark_records(WORKFLOW, tmp_path)
+    teachers, replicates = records["darrm_prediction_teachers"], records["darrm_prediction_teacher_replicate"]
+    assert [Path(p).name for p in teachers] == ["prediction_teachers_mnist_private.tsv"]
+    assert sorted(Path(p).name for p in replicates) == [
+        "prediction_teachers_fashion_mnist_nonprivate_2.tsv",
+        "prediction_teachers_mnist_private_1.tsv",
+    ]
+    counted = [path for paths in records.values() for path in paths]
+    assert len(counted) == len(set(counted)) == 3
 
 
 def test_paper_scales_come_from_the_two_profiles():

@@ -83,6 +83,26 @@ def benchmark_globs(workflow, records: Path) -> dict[str, str]:
     }
 
 
+def benchmark_records(workflow, records: Path) -> dict[str, list[str]]:
+    """``{rule: its benchmark records under records}``, each file given to the one rule that names it.
+
+    A file is a rule's when its glob finds it and its directive's pattern, wildcard constraints
+    included, matches it. The globs alone overlap: ``prediction_teachers_*_*.tsv`` also finds the seed replicates'
+    ``prediction_teachers_mnist_private_1.tsv``, whose CPU a rule's total then counted twice.
+    """
+    paths = {rule.name: rule.benchmark for rule in workflow.rules if rule.benchmark is not None}
+    tree = os.path.commonpath([str(path) for path in paths.values()])
+    found = {}
+    for rule, pattern in benchmark_globs(workflow, records).items():
+        named = paths[rule].regex()
+        found[rule] = [
+            path
+            for path in sorted(glob.glob(pattern))
+            if named.match(os.path.join(tree, os.path.relpath(path, records)))
+        ]
+    return found
+
+
 def local_rules(workflow) -> set[str]:
     """Return the rules a parsed workflow keeps on the submitting machine.
 
@@ -126,7 +146,9 @@ def read_record(path: str | Path) -> pd.DataFrame:
     return record
 
 
-def rule_resources(globs: dict[str, str], repetitions_per_job: float, sample_ratios: dict[str, float]) -> pd.DataFrame:
+def rule_resources(
+    records: dict[str, list[str]], repetitions_per_job: float, sample_ratios: dict[str, float]
+) -> pd.DataFrame:
     """One row per rule with records: what was measured, and the paper-profile limits.
 
     Each row holds the jobs measured, their units of work (repetitions for a batched rule, jobs
@@ -135,8 +157,7 @@ def rule_resources(globs: dict[str, str], repetitions_per_job: float, sample_rat
     their margins.
     """
     rows = []
-    for rule, pattern in sorted(globs.items()):
-        paths = sorted(glob.glob(pattern))
+    for rule, paths in sorted(records.items()):
         if not paths:
             continue
         records = pd.concat([read_record(path) for path in paths], ignore_index=True)
@@ -340,8 +361,7 @@ def main(argv: list[str] | None = None) -> None:
     arguments = parser.parse_args(argv)
     repetitions, ratios = paper_scales(arguments.checkout, arguments.paper_profile, arguments.measured_profile)
     workflow = load_workflow(arguments.snakefile)
-    globs = benchmark_globs(workflow, arguments.records)
-    table = rule_resources(globs, repetitions, ratios)
+    table = rule_resources(benchmark_records(workflow, arguments.records), repetitions, ratios)
     submitted = ~table.rule.isin(local_rules(workflow) | set(PAPER_UNMEASURED))
     write_profile(arguments.profile, resources_block(table[submitted], str(arguments.records)))
     print(table.to_string(index=False))
