@@ -59,6 +59,20 @@ def write_trained(reference, spread_rows, key=None):
     pd.DataFrame(spread_rows, columns=drift.SPREAD_COLUMNS).to_csv(reference / drift.SPREAD, index=False)
 
 
+def test_another_machines_run_joins_the_measured_spread_and_equal_infinities_never_moved(tmp_path):
+    """A run on another CPU is measured beside the instruction sets' rows (kept), and a cell that is
+    +inf on both sides did not move (inf − inf once read as an infinite deviation)."""
+    produced, reference = write_pair(tmp_path, pd.DataFrame({"accuracy": [0.50, np.inf], "n": [10, 10]}))
+    write_trained(reference, [["paper/fig", "accuracy", "", "x86-64-v2", 2, 1, 0.01]])
+    pd.DataFrame({"accuracy": [0.53, np.inf], "n": [10, 10]}).to_csv(produced / "paper" / "fig.csv", index=False)
+    assert len(drift.check(produced, reference)) == 1
+    assert drift.main(["measure", str(reference), f"other CPU={produced}"]) == 0
+    spread = drift.read_spread(reference)
+    assert sorted(spread.instruction_set) == ["other CPU", "x86-64-v2"]
+    assert spread.set_index("instruction_set").loc["other CPU", "max_abs_diff"] == pytest.approx(0.03)
+    assert drift.check(produced, reference) == []
+
+
 def test_a_trained_column_may_move_twice_its_measured_spread_and_no_further(tmp_path):
     produced, reference = write_pair(tmp_path, pd.DataFrame({"accuracy": [0.50, 0.60], "n": [10, 10]}))
     write_trained(reference, [["paper/fig", "accuracy", "", "x86-64-v2", 2, 1, 0.01]])

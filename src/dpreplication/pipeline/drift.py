@@ -73,20 +73,25 @@ def restated_columns(tolerances: dict) -> dict[str, str]:
     return {name: settings["restates"] for name, settings in declared.items() if (settings or {}).get("restates")}
 
 
-def restated_sources(tolerances: dict) -> dict[str, tuple[str, str]]:
-    """``{<paper>/<id>: (table, column)}`` of every claim whose value is read from a trained table.
+def restated_sources(tolerances: dict) -> dict[str, tuple[str, str, str]]:
+    """``{<paper>/<id>: (table, column, row key)}`` of every claim whose value is read from a trained table.
 
-    A scorecard row restates one cell of its claim's table, so it may move as far as that column.
+    A scorecard row restates one cell of its claim's table, so it may move as far as that cell: the row
+    its selection names in a table with a ``key`` (:func:`row_keys`), the whole column (``""``) otherwise.
     """
     from dpreplication.scorecard import load_registry
 
-    trained = set(trained_tables(tolerances))
-    return {
-        f"{claim.paper}/{claim.id}": (f"{claim.paper}/{claim.table}", claim.column)
-        for registry in sorted(CLAIM_REGISTRIES.glob("*.yaml"))
-        for claim in load_registry(registry)
-        if f"{claim.paper}/{claim.table}" in trained
-    }
+    trained = trained_tables(tolerances)
+    sources = {}
+    for registry in sorted(CLAIM_REGISTRIES.glob("*.yaml")):
+        for claim in load_registry(registry):
+            table = f"{claim.paper}/{claim.table}"
+            if table in trained:
+                key = trained[table]
+                named = key and all(column in claim.select for column in key)
+                row = "/".join(str(claim.select[column]) for column in key) if named else ""
+                sources[f"{claim.paper}/{claim.id}"] = (table, claim.column, row)
+    return sources
 
 
 def row_keys(frame: pd.DataFrame, key: list[str]) -> list[str]:
@@ -235,10 +240,9 @@ def check(
             table_allowed = None
             if name in restated:
                 sources = sources if sources is not None else restated_sources(tolerances)
-                table_allowed = {
-                    (restated[name], claim): allowed[(*source, "")]
-                    for claim, source in sources.items()
-                    if (*source, "") in allowed
+                table_allowed = {(c, k): v for (t, c, k), v in allowed.items() if t == name}  # e.g. a seed SE
+                table_allowed |= {
+                    (restated[name], claim): allowed[source] for claim, source in sources.items() if source in allowed
                 }
             elif name in trained:
                 table_allowed = {(c, k): v for (t, c, k), v in allowed.items() if t == name}
@@ -284,7 +288,8 @@ def measure(reference_dir: Path, produced_by_isa: dict[str, Path]) -> pd.DataFra
             for column in ref.columns:
                 if pd.api.types.is_numeric_dtype(ref[column]) and pd.api.types.is_numeric_dtype(new[column]):
                     a, b = ref[column].to_numpy(float), new[column].to_numpy(float)
-                    deviation = np.where(np.isnan(a) & np.isnan(b), 0.0, np.abs(b - a))
+                    with np.errstate(invalid="ignore"):  # inf − inf: equal infinities did not move
+                        deviation = np.where((np.isnan(a) & np.isnan(b)) | (a == b), 0.0, np.abs(b - a))
                     deviation = np.where(np.isnan(deviation), np.inf, deviation)
                 else:
                     deviation = np.where(labels_changed(ref[column], new[column]), np.nan, 0.0)
@@ -401,12 +406,12 @@ def main(argv=None) -> int:
     command.add_argument("reference", type=Path)
     command.add_argument("page", type=Path, help="e.g. docs/reproducibility.md")
     command = commands.add_parser(
-        "measure", help="write the spread file of the references from runs under other instruction sets"
+        "measure",
+        help="write the spread of the references from runs under other instruction sets or on other machines "
+        "(the rows of runs not given here are kept)",
     )
     command.add_argument("reference", type=Path)
-    command.add_argument(
-        "runs", nargs="+", help="INSTRUCTION_SET=FIGURES_DIR, e.g. x86-64-v2=results/isa-x86-64-v2/figures"
-    )
+    command.add_argument("runs", nargs="+", help="LABEL=FIGURES_DIR, e.g. x86-64-v2=results/isa-x86-64-v2/figures")
     args = parser.parse_args(argv)
     if args.action == "update":
         print(f"updated {update(args.produced, args.reference)} reference files in {args.reference}")
@@ -418,9 +423,11 @@ def main(argv=None) -> int:
     if args.action == "measure":
         runs = dict(run.split("=", 1) for run in args.runs)
         spread = measure(args.reference, {isa: Path(path) for isa, path in runs.items()})
+        kept = read_spread(args.reference)
+        kept = kept[~kept.instruction_set.isin(runs)]  # other runs' rows: another machine's, measured there
         target = args.reference / SPREAD
-        spread.to_csv(target, index=False)
-        print(f"{len(spread)} moved (table, column, instruction set) entries written to {target}")
+        pd.concat([kept, spread], ignore_index=True).to_csv(target, index=False)
+        print(f"{len(spread)} moved (table, column, run) entries written to {target}, {len(kept)} of other runs kept")
         return 0
     problems = check(args.produced, args.reference, args.only)
     for problem in problems:
