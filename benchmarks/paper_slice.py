@@ -25,10 +25,8 @@ has left the default profile's records.
 from __future__ import annotations
 
 import argparse
-import glob
 import html
 import json
-import math
 import os
 import resource
 import subprocess
@@ -45,15 +43,12 @@ sys.path.insert(0, str(REPO / "tests"))
 from slurm_cluster import single_node_cluster  # noqa: E402
 
 from dpreplication.pipeline.cluster_resources import (  # noqa: E402
-    BATCH,
-    PAPER_UNMEASURED,
     benchmark_records,
     paper_scales,
-    read_record,
     rule_resources,
     run_against_projection,
+    same_jobs_projection,
 )
-from dpreplication.pipeline.jobs import batch_repetitions  # noqa: E402
 from dpreplication.pipeline.report import ReportItem, build_report  # noqa: E402
 from dpreplication.pipeline.snakefile import load_workflow  # noqa: E402
 from dpreplication.scorecard import claims_on, evaluate_claims, load_registry  # noqa: E402
@@ -96,32 +91,6 @@ def run_through_slurm(targets: list[str], jobs: int) -> tuple[float, float]:
         subprocess.run(command, cwd=REPO, env=environment, check=True)
         wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-
-
-def same_jobs_projection(run: dict[str, list[str]], run_root: Path, measured_root: Path, ratios: dict) -> dict:
-    """Each rule's CPU projected from the measured profile's records of the same jobs, times the sample ratio.
-
-    A batched job is projected per repetition from the measured batches of the same wildcards (the same
-    dataset and task), any other job from its own record. ``docs/costs.md`` projects from the rule's
-    mean over all its jobs instead, which is right for the whole paper profile (the same mix of datasets
-    and tasks) but not for a slice of one dataset. NaN where the measured profile has no such job.
-    """
-    projected = {}
-    for rule, paths in run.items():
-        total = 0.0
-        for path in paths:
-            relative, batch = Path(path).relative_to(run_root), BATCH.search(path)
-            if batch:
-                prefix = relative.name[: relative.name.index(batch.group(1))]
-                siblings = sorted(glob.glob(str(measured_root / relative.parent / f"{prefix}*.tsv")))
-                units = sum(len(batch_repetitions(BATCH.search(s).group(1))) for s in siblings)
-                cpu = sum(float(read_record(s).cpu_time.sum()) for s in siblings)
-                total += cpu / units * len(batch_repetitions(batch.group(1))) if units else math.nan
-            else:
-                own = measured_root / relative
-                total += float(read_record(own).cpu_time.sum()) if own.is_file() else math.nan
-        projected[rule] = math.nan if rule in PAPER_UNMEASURED else total * ratios.get(rule, 1.0)
-    return projected
 
 
 def costs_page(costs: pd.DataFrame, wall: float, local_cpu: float, measured_records: Path, targets: list[str]) -> str:

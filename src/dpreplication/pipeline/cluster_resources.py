@@ -284,6 +284,32 @@ def run_against_projection(measured: pd.DataFrame, run: pd.DataFrame) -> pd.Data
     )
 
 
+def same_jobs_projection(run: dict[str, list[str]], run_root: Path, measured_root: Path, ratios: dict) -> dict:
+    """Each rule's CPU projected from the measured profile's records of the same jobs, times the sample ratio.
+
+    A batched job is projected per repetition from the measured batches of the same wildcards (the same
+    dataset and task), any other job from its own record. :func:`run_against_projection` projects from the
+    rule's mean over all its jobs instead, which is right for the whole paper profile (the same mix of datasets
+    and tasks) but not for a slice of one dataset. NaN where the measured profile has no such job.
+    """
+    projected = {}
+    for rule, paths in run.items():
+        total = 0.0
+        for path in paths:
+            relative, batch = Path(path).relative_to(run_root), BATCH.search(path)
+            if batch:
+                prefix = relative.name[: relative.name.index(batch.group(1))]
+                siblings = sorted(glob.glob(str(measured_root / relative.parent / f"{prefix}*.tsv")))
+                units = sum(len(batch_repetitions(BATCH.search(s).group(1))) for s in siblings)
+                cpu = sum(float(read_record(s).cpu_time.sum()) for s in siblings)
+                total += cpu / units * len(batch_repetitions(batch.group(1))) if units else math.nan
+            else:
+                own = measured_root / relative
+                total += float(read_record(own).cpu_time.sum()) if own.is_file() else math.nan
+        projected[rule] = math.nan if rule in PAPER_UNMEASURED else total * ratios.get(rule, 1.0)
+    return projected
+
+
 def costs_markdown(costs: pd.DataFrame, records: str, profile: str) -> str:
     """Return :func:`rule_costs` as Markdown: per paper (the rules' prefix) and in all, then per rule."""
     papers = costs.assign(name=costs.rule.str.split("_").str[0]).groupby("name").sum(numeric_only=True, min_count=1)
