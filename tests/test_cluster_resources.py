@@ -25,6 +25,7 @@ from dpreplication.pipeline.cluster_resources import (
     rule_costs,
     rule_resources,
     run_against_projection,
+    same_jobs_projection,
 )
 from dpreplication.pipeline.config import profile_config
 
@@ -121,6 +122,19 @@ def test_a_paper_run_is_held_against_the_projection_for_its_own_work(tmp_path):
     assert costs.loc["sampled", "projected_cpu_seconds"] == pytest.approx(30)
     assert costs.loc["sampled", "error"] == pytest.approx(0.1)
     assert np.isnan(costs.loc[PAPER_UNMEASURED[0], "projected_cpu_seconds"])
+
+
+def test_a_slice_is_projected_from_the_same_jobs_records(tmp_path):
+    """Dataset A cost 10 CPU-s per repetition in the default run, B 30: a paper batch of A projects to
+    25 × 10 from A's records (the rule's mean, 20, would say 500); a plain job from its own record."""
+    write_record(tmp_path / "default/job/A/reps0-9.tsv", 100, 1)
+    write_record(tmp_path / "default/job/B/reps0-9.tsv", 300, 1)
+    write_record(tmp_path / "default/plain.tsv", 7, 1)
+    write_record(tmp_path / "paper/job/A/reps0-24.tsv", 260, 1)
+    write_record(tmp_path / "paper/plain.tsv", 8, 1)
+    run = {"job": [str(tmp_path / "paper/job/A/reps0-24.tsv")], "plain": [str(tmp_path / "paper/plain.tsv")]}
+    projected = same_jobs_projection(run, tmp_path / "paper", tmp_path / "default", {"plain": 2.0})
+    assert projected == {"job": pytest.approx(250), "plain": pytest.approx(14)}
 
 
 def test_every_benchmark_directive_maps_to_a_records_glob():
