@@ -60,6 +60,9 @@ PAPER_SAMPLE_SIZES = {
     "tl_monte_carlo": "truncated_laplace/monte_carlo/n_samples",
     "tl_privacy_audit": "truncated_laplace/privacy_audit/n_points",
     "privgene_choice_of_c_job": "privgene/choice_of_c/c_grid",
+    # one job per configuration (or for the best one) trains every seed replicate's teachers
+    "darrm_prediction_teacher_ablation_config": "darrm/teacher_ablation/seeds",
+    "darrm_prediction_accuracy_best_config": "darrm/teacher_ablation/seeds",
 }
 PAPER_UNMEASURED = ("tl_lp_optimum",)
 """Rules whose paper settings change the work in a way no sample ratio measures (a finer LP grid):
