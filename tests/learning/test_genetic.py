@@ -145,3 +145,59 @@ def test_kmeans_offspring_swap_and_move_whole_centres():
         assert (closest > 1e-12).sum() == 1
         moved = int(np.argmax(closest))
         assert np.allclose(distance[:, moved, :].min(axis=0), 0.05)
+
+
+# --------------------------------------------------------------------------- the shortcuts release the same models
+
+
+def test_delta2_from_the_moves_has_the_bits_of_the_pairwise_distances():
+    """Children of one parent (some clipped at the bound, some equal to it): Δ2 read from the moves
+    must be the very float that the exact pairwise distances give, or the EEM's Δ would move."""
+    from scipy.spatial.distance import pdist
+
+    x, y, _ = synthetic(50, 7, 3)
+    fitness = LogisticFitness(x, y)
+    generator = rng("delta2 bits")
+    for _ in range(2000):
+        parent = generator.uniform(-5, 5, size=8)
+        at_bound = generator.integers(8, size=generator.integers(0, 4))
+        parent[at_bound] = generator.choice([-5.0, 5.0, 4.99, -4.7], size=len(at_bound))
+        scale = float(generator.choice([0.5, 0.3, 0.01, 1e-9, 7.0]))
+        children = offspring(parent[None, :], int(generator.choice([2, 4, 20, 200])), scale, fitness,
+                             PrivGeneSettings(), generator)  # fmt: skip
+        if generator.random() < 0.3:
+            children = np.vstack([children, parent])
+        assert max_pairwise_l1(children, parent) == pdist(children, "cityblock").max()
+    two_moves = np.vstack([parent, parent + np.eye(8)[0] + np.eye(8)[1]])
+    assert max_pairwise_l1(two_moves, parent) == pdist(two_moves, "cityblock").max() == 2.0
+
+
+class PlainProduct:
+    """Mixed into a fitness: no shortcuts, every generation scored by the matrix product, Δ2 by pdist."""
+
+    def scores(self, candidates, parent=None):
+        return super().scores(candidates)
+
+    def delta2(self, candidates, parent=None):
+        return super().delta2(candidates)
+
+
+@pytest.mark.parametrize("task", ["lr", "svm"])
+def test_runs_release_the_models_of_the_plain_matrix_product(task):
+    """Scoring children from their parent's margins (sparse design, carried margins, one- and
+    two-pass moves) and Δ2 from the moves change the scores by rounding only: every selection, and
+    so every released model, must be bit-identical to a run that scores each generation by the
+    matrix product (Adult-like ±1 columns with rare values, and one continuous column)."""
+    generator = rng("plain product", task)
+    x = np.hstack([np.where(generator.random((4000, 12)) < 0.1, 1.0, -1.0), generator.uniform(-1, 1, (4000, 1))])
+    y = (x @ generator.normal(size=13) + generator.normal(size=4000) > -1.0).astype(float)
+    fast = pg.make_fitness(task, x, y)
+    plain = type("Plain", (PlainProduct, type(fast)), {})(x, y if task == "lr" else 2 * y - 1)
+    assert fast.design.is_sparse
+    settings = PrivGeneSettings(c=0.01)
+    for epsilon in (0.1, 0.5, 1.0):
+        for seed in range(3):
+            released = [privgene(f, epsilon, settings, rng("plain run", task, epsilon, seed)) for f in (fast, plain)]
+            assert released[0].iterations >= 4
+            assert np.array_equal(released[0].selected, released[1].selected)
+            assert released[0].trace.equals(released[1].trace)

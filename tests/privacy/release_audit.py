@@ -100,10 +100,10 @@ def independent_scores(fitness, candidates) -> np.ndarray:
     the weights only), k-means ``−Σ_t min_i ‖t − c_i‖²`` (Def. 3)."""
     candidates = np.asarray(candidates, dtype=float)
     if fitness.task == "lr":
-        z = fitness.design @ candidates.T
+        z = fitness.design.columns.T @ candidates.T  # X̃ written out dense
         return fitness.labels @ z - np.logaddexp(0.0, z).sum(axis=0)
     if fitness.task == "svm":
-        margins = fitness.design @ candidates.T  # rows y·[x, 1]
+        margins = fitness.design.columns.T @ candidates.T  # rows y·[x, 1], written out dense
         return -0.5 * (candidates[:, :-1] ** 2).sum(axis=1) - fitness.C * np.maximum(0.0, 1.0 - margins).sum(axis=0)
     centres = candidates.reshape(len(candidates), fitness.k, -1)
     distances = ((fitness.points[:, None, None, :] - centres[None]) ** 2).sum(axis=3)

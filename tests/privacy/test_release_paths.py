@@ -282,7 +282,7 @@ def test_privgene_dampening_negative_control(factor, case, monkeypatch):
 
     cls = fitness_module.KMeansFitness if case.startswith("kmeans") else fitness_module.LinearFitness
     original = getattr(cls, factor)
-    monkeypatch.setattr(cls, factor, lambda self, candidates: original(self, candidates) / 2)
+    monkeypatch.setattr(cls, factor, lambda self, candidates, **hint: original(self, candidates, **hint) / 2)
     assert fails(check_privgene_run, case, 2.0, monkeypatch)
 
 

@@ -284,7 +284,7 @@ def privgene(
         last = i == r
         draws = 1 if last else min(k, len(candidates))
         scores = fitness.scores(candidates, parent=parent)
-        delta1, delta2 = fitness.delta1(candidates), fitness.delta2(candidates)
+        delta1, delta2 = fitness.delta1(candidates), fitness.delta2(candidates, parent=parent)
         delta = dampening_factor(delta1, delta2, settings.dampening)
         chosen = select(scores, budget, delta, draws, rng, settings.selector)
         rank = int((scores > scores[chosen[0]]).sum())
