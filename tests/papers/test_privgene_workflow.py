@@ -47,7 +47,9 @@ def test_every_privgene_rule_reads_its_settings_from_one_function():
             continue
         figure_settings = "kmeans_figure" if name == "privgene_fig5" else "comparison_figure"
         rule = figure_settings if name in figures else name.removeprefix("privgene_")
-        wildcards = SimpleNamespace(pg_dataset="US", task="lr", method="PrivGene")  # US: paper_r has it
+        wildcards = SimpleNamespace(  # US: paper_r has it; c: Fig. 2's jobs have one each
+            pg_dataset="US", task="lr", method="PrivGene", c=rule_settings.c_label(pg["choice_of_c"]["c_grid"][-1])
+        )
         assert params["settings"](wildcards) == rule_settings.rule_settings(rule, pg, wildcards), name
     with pytest.raises(KeyError, match="known"):
         rule_settings.rule_settings("fig9", pg)
@@ -61,6 +63,21 @@ def test_a_job_holds_only_its_methods_keys():
     before, after = (rule_settings.rule_settings("comparison_job", section, wildcards) for section in (pg, changed))
     assert before["PrivGene"] == after["PrivGene"] and before["FM"] == after["FM"]
     assert after["GUPT"]["gupt_eps_fraction"] == 0.123 != before["GUPT"]["gupt_eps_fraction"]
+
+
+def test_a_fig2_job_holds_its_one_c_and_not_the_grid():
+    """A Fig. 2 job runs the c its wildcard names (read back as the grid's float), so that adding a c
+    to the grid reruns no other job; a c outside the grid is refused, naming the grid."""
+    pg = profile_config("paper", REPO)["privgene"]
+    grid = pg["choice_of_c"]["c_grid"]
+    labels = [rule_settings.c_label(c) for c in grid]
+    assert len(set(labels)) == len(grid) and [float(label) for label in labels] == grid
+    job = rule_settings.rule_settings("choice_of_c_job", pg, SimpleNamespace(task="lr", c=labels[3]))
+    assert job["c"] == grid[3] and "c_grid" not in job and job["epsilon"] == pg["choice_of_c"]["epsilon"]
+    wider = {**pg, "choice_of_c": {**pg["choice_of_c"], "c_grid": [*grid, 4e-3]}}
+    assert rule_settings.rule_settings("choice_of_c_job", wider, SimpleNamespace(task="lr", c=labels[3])) == job
+    with pytest.raises(ValueError, match="not in privgene.choice_of_c.c_grid"):
+        rule_settings.rule_settings("choice_of_c_job", pg, SimpleNamespace(task="lr", c="0.0042"))
 
 
 def choice_jobs():

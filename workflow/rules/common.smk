@@ -433,7 +433,7 @@ def darrm_replicate_files(wildcards, input):
 
 # ---------------------------------------------------------------- PrivGene (spec shared/specs/privgene.md)
 from dpreplication.replications.privgene.datasets import DATASETS as PRIVGENE_DATASETS  # noqa: E402
-from dpreplication.replications.privgene.rule_settings import rule_settings  # noqa: E402
+from dpreplication.replications.privgene.rule_settings import c_label, rule_settings  # noqa: E402
 
 
 def privgene_settings(name):

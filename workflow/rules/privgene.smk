@@ -1,10 +1,10 @@
 """PrivGene (Zhang, Xiao, Yang, Zhang & Winslett, SIGMOD 2013): datasets and Table 2, the choice
 of c (Fig. 2), EEM against EM (Figs 6–7) with the Δ traces, NoPrivacy/Majority levels and the
 spec's exact checks. Spec: shared/specs/privgene.md. A job rule runs one (dataset, task) over a
-batch of repetitions and every value its figure varies there (the c grid, the selection variants,
-the methods of Figs 3–5; the reference job: every reference method, dataset and task, as they are
-cheap), each repetition and value drawing from its own seeded streams, and writes a small CSV under
-WORK; an aggregation rule per figure publishes it."""
+batch of repetitions and every value its figure varies there (the selection variants, the methods
+of Figs 3–5; the reference job: every reference method, dataset and task, as they are cheap; but
+Fig. 2's, one c each), each repetition and value drawing from its own seeded streams, and writes a
+small CSV under WORK; an aggregation rule per figure publishes it."""
 
 PG = "privgene"
 """What the (many, costly) jobs run; the aggregation rules also depend on the figure-table module."""
@@ -57,24 +57,27 @@ rule privgene_table2:
 
 
 rule privgene_choice_of_c_job:
+    """One c of Fig. 2's grid on a batch of repetitions: a job's cost is one c's, so the paper
+    profile's longest job is not the whole grid's (its streams are keyed by c, so nothing moves)."""
     input:
         data=privgene_data("{pg_dataset}"),
         code=script_code("privgene/choice_of_c_job.py"),
     output:
-        f"{PG_WORK}/choice_of_c/{{pg_dataset}}/{{task}}/reps{{repetitions}}.csv",
+        f"{PG_WORK}/choice_of_c/{{pg_dataset}}/{{task}}/c{{c}}/reps{{repetitions}}.csv",
     log:
-        f"{LOGS}/{PG}/choice_of_c/{{pg_dataset}}/{{task}}/reps{{repetitions}}.log",
+        f"{LOGS}/{PG}/choice_of_c/{{pg_dataset}}/{{task}}/c{{c}}/reps{{repetitions}}.log",
     benchmark:
-        f"{BENCHMARKS}/{PG}/choice_of_c/{{pg_dataset}}/{{task}}/reps{{repetitions}}.tsv"
+        f"{BENCHMARKS}/{PG}/choice_of_c/{{pg_dataset}}/{{task}}/c{{c}}/reps{{repetitions}}.tsv"
     wildcard_constraints:
         **PG_WILDCARDS,
+        c=r"[0-9][0-9.e+-]*",
     conda:
         ENVIRONMENT
     params:
         settings=privgene_settings("choice_of_c_job"),
         seed=SEED,
     message:
-        "PrivGene: Fig. 2 job, {wildcards.pg_dataset} {wildcards.task}, every c, repetitions {wildcards.repetitions}"
+        "PrivGene: Fig. 2 job, {wildcards.pg_dataset} {wildcards.task}, c = {wildcards.c}, repetitions {wildcards.repetitions}"
     script:
         "../scripts/privgene/choice_of_c_job.py"
 
@@ -86,6 +89,7 @@ rule privgene_choice_of_c:
             "choice_of_c",
             pg_dataset=settings(f"{PG}/choice_of_c")["datasets"],
             task=settings(f"{PG}/choice_of_c")["tasks"],
+            c=[c_label(c) for c in settings(f"{PG}/choice_of_c")["c_grid"]],
         ),
         code=script_code("privgene/choice_of_c.py"),
     output:

@@ -3,14 +3,12 @@ from dpreplication.pipeline.jobs import batch_repetitions, start, write_rows
 from dpreplication.replications.privgene import jobs
 
 start(snakemake)
-w, settings, seed = snakemake.wildcards, dict(snakemake.params.settings), snakemake.params.seed
-c_grid = settings.pop("c_grid")
+w, settings, seed = snakemake.wildcards, snakemake.params.settings, snakemake.params.seed
 data = tabular.load(snakemake.input.data)
 write_rows(
     snakemake,
     [
-        jobs.run_job(data, jobs.choice_of_c(w.task, c, **settings), repetition, seed=seed)
-        for c in c_grid
+        jobs.run_job(data, jobs.choice_of_c(w.task, **settings), repetition, seed=seed)
         for repetition in batch_repetitions(w.repetitions)
     ],
 )

@@ -58,6 +58,23 @@ def figure_job(pg: dict, figure: str, *batched: str, algorithm: bool = True) -> 
     return {**job, "algorithm": pg["algorithm"]} if algorithm else job
 
 
+def c_label(c: float) -> str:
+    """Return the ``c`` wildcard of a Fig. 2 job: the shortest text that reads back as the same float."""
+    return repr(float(c))
+
+
+def choice_of_c_job(pg, wildcards):
+    """One Fig. 2 job: its ε, the CV protocol, the algorithm, and the one c of the grid its wildcard names.
+
+    A job holds one c, not the grid, so that a job's cost is one c's (the paper profile's longest
+    job had looped over all twelve) and a grid edit reruns only the c it adds.
+    """
+    grid = {c_label(c): float(c) for c in pg["choice_of_c"]["c_grid"]}
+    if wildcards.c not in grid:
+        raise ValueError(f"c={wildcards.c} is not in privgene.choice_of_c.c_grid {sorted(grid)}")
+    return {**figure_job(pg, "choice_of_c"), "c": grid[wildcards.c]}
+
+
 def comparison_job(pg, wildcards):
     """Per method of the job's task (NoPrivacy aside: the reference jobs): :func:`job_settings`."""
     section = pg["comparison"]
@@ -166,7 +183,7 @@ def baseline_checks_job(pg, wildcards):
 RULES = {
     "dataset": lambda pg, w: pg["data"],
     "table2": lambda pg, w: pg["data"],
-    "choice_of_c_job": lambda pg, w: figure_job(pg, "choice_of_c", "c_grid"),
+    "choice_of_c_job": choice_of_c_job,
     "choice_of_c": lambda pg, w: {**pg["choice_of_c"], "paper_c": pg["algorithm"]["c"]},
     "eem_vs_em_job": lambda pg, w: figure_job(pg, "eem_vs_em", "variants"),
     "paper_r_job": paper_r_job,
@@ -211,7 +228,7 @@ RULES = {
 def rule_settings(rule: str, pg: dict, wildcards=None) -> dict:
     """Return the ``settings`` param of PrivGene rule ``privgene_<rule>`` from the ``privgene`` section ``pg``.
 
-    ``wildcards`` are the job's (``pg_dataset``, ``task``, ``method``) where its rule has them.
+    ``wildcards`` are the job's (``pg_dataset``, ``task``, ``method``, ``c``) where its rule has them.
     An unknown rule is a ``KeyError`` that lists the known ones.
     """
     if rule not in RULES:
