@@ -89,3 +89,32 @@ def log1mexp(x: np.ndarray) -> np.ndarray:
     """Stable ``log(1 - exp(x))`` for ``x < 0`` (Mächler 2012)."""
     x = np.asarray(x, dtype=float)
     return np.where(x > -np.log(2.0), np.log(-np.expm1(x)), np.log1p(-np.exp(x)))
+
+
+def softplus_inplace(z: np.ndarray) -> np.ndarray:
+    """``softplus(z) = max(z, 0) + log(1 + exp(-|z|))``, overwriting ``z`` (stable for any ``z``).
+
+    ``log(1 + u)`` for ``u = exp(-|z|) ∈ (0, 1]`` is within 2.3e-16 (absolute) of ``log1p(u)``, far
+    below the rounding of a sum over the rows, and NumPy vectorises ``log`` under AVX2 (the jobs'
+    pinned instruction set), where ``log1p`` runs scalar at twice the cost.
+    """
+    tail = np.abs(z)
+    np.negative(tail, out=tail)
+    np.exp(tail, out=tail)
+    tail += 1.0
+    np.log(tail, out=tail)
+    np.maximum(z, 0.0, out=z)
+    z += tail
+    return z
+
+
+def softplus_and_sigmoid(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``softplus(z) = log(1 + e^z)`` and ``σ(z) = 1/(1 + e^{-z})`` from one ``u = e^{-|z|}`` (stable for any ``z``).
+
+    ``σ(z) = 1/(1 + u)`` for ``z ≥ 0`` and ``u/(1 + u)`` otherwise; softplus as :func:`softplus_inplace`.
+    """
+    z = np.asarray(z, dtype=float)
+    u = np.exp(-np.abs(z))
+    one_plus = 1.0 + u
+    sigmoid = np.where(z >= 0.0, 1.0, u) / one_plus
+    return np.maximum(z, 0.0) + np.log(one_plus), sigmoid

@@ -189,12 +189,12 @@ def test_runs_release_the_models_of_the_plain_matrix_product(task):
     so every released model, must be bit-identical to a run that scores each generation by the
     matrix product (Adult-like ±1 columns with rare values, and one continuous column)."""
     generator = rng("plain product", task)
-    x = np.hstack([np.where(generator.random((4000, 12)) < 0.1, 1.0, -1.0), generator.uniform(-1, 1, (4000, 1))])
-    y = (x @ generator.normal(size=13) + generator.normal(size=4000) > -1.0).astype(float)
+    x = np.hstack([np.where(generator.random((12_000, 12)) < 0.1, 1.0, -1.0), generator.uniform(-1, 1, (12_000, 1))])
+    y = (x @ generator.normal(size=13) + generator.normal(size=12_000) > -1.0).astype(float)
     fast = pg.make_fitness(task, x, y)
     plain = type("Plain", (PlainProduct, type(fast)), {})(x, y if task == "lr" else 2 * y - 1)
     assert fast.design.is_sparse
-    settings = PrivGeneSettings(c=0.01)
+    settings = PrivGeneSettings(c=0.004)
     for epsilon in (0.1, 0.5, 1.0):
         for seed in range(3):
             released = [privgene(f, epsilon, settings, rng("plain run", task, epsilon, seed)) for f in (fast, plain)]

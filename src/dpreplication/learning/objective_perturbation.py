@@ -19,18 +19,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from dpreplication.accounting.ledger import record_objective_perturbation
 from dpreplication.docstrings import shared_parameters
+from dpreplication.learning.design import BinaryDesign
 from dpreplication.learning.models import (
     LEARNING_PARAMETERS,
     PRIVATE_SVM_C,
     check_labels,
     huber_hinge,
     lbfgs_minimise,
-    unit_norm_features,
+    with_bias,
 )
+from dpreplication.numerics import softplus_and_sigmoid
 from dpreplication.validation import positive
 
 LOSSES = ("logistic", "huber")
@@ -94,13 +95,26 @@ def sample_erm_noise(dimension: int, epsilon_prime: float, rng: np.random.Genera
 
 def _margin_loss(loss: str, huber_h: float):
     if loss == "logistic":
-        return lambda m: (np.logaddexp(0.0, -m), -special.expit(-m))
+        return _logistic_margin_loss
     return lambda m: huber_hinge(m, huber_h)
 
 
+def _logistic_margin_loss(margins: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``ℓ(m) = log(1 + e^{-m})`` and ``ℓ'(m) = -σ(-m)``."""
+    value, sigmoid = softplus_and_sigmoid(-margins)
+    return value, -sigmoid
+
+
+def erm_design(X: np.ndarray, y_pm: np.ndarray) -> BinaryDesign:
+    """Hold the rows ``y·[x, 1]`` of the objective (before the ``1/√d`` of ``x̃``), sparse where they can be.
+
+    Build it once to share it across releases on the same data (:func:`fit_private_erm`'s ``design``).
+    """
+    return BinaryDesign.of(with_bias(X), check_labels(y_pm, "svm"))
+
+
 def perturbed_erm_minimiser(
-    features: np.ndarray,
-    y_pm: np.ndarray,
+    design: BinaryDesign,
     loss: str,
     ridge: float,
     noise: np.ndarray,
@@ -108,16 +122,20 @@ def perturbed_erm_minimiser(
     gtol: float = 1e-8,
     max_iter: int = 20_000,
 ) -> np.ndarray:
-    """``argmin (1/n)Σ ℓ(y fᵀx̃) + (ridge/2)‖f‖² + (1/n)bᵀf`` by L-BFGS (gtol on max |∇|); raises if not converged."""
-    signed = np.asarray(features, dtype=float) * check_labels(y_pm, "svm")[:, None]
-    n = signed.shape[0]
+    """``argmin (1/n)Σ ℓ(y fᵀx̃) + (ridge/2)‖f‖² + (1/n)bᵀf`` by L-BFGS (gtol on max |∇|); raises if not converged.
+
+    ``design`` holds the rows ``y·[x, 1]`` (:func:`erm_design`); ``x̃ = [x, 1]/√d``.
+    """
+    n, d = design.shape
+    scale = 1.0 / np.sqrt(d)
     margin_loss = _margin_loss(loss, huber_h)
 
     def objective(f):
-        value, slope = margin_loss(signed @ f)
-        return (value.sum() / n + 0.5 * ridge * f @ f + noise @ f / n, signed.T @ slope / n + ridge * f + noise / n)
+        value, slope = margin_loss(scale * design.dot(f))
+        gradient = (scale / n) * design.transpose_dot(slope) + ridge * f + noise / n
+        return value.sum() / n + 0.5 * ridge * f @ f + noise @ f / n, gradient
 
-    return lbfgs_minimise(objective, np.zeros(signed.shape[1]), gtol, max_iter, f"PrivateERM ({loss})")
+    return lbfgs_minimise(objective, np.zeros(d), gtol, max_iter, f"PrivateERM ({loss})")
 
 
 @shared_parameters(LEARNING_PARAMETERS)
@@ -131,6 +149,7 @@ def fit_private_erm(
     huber_h: float = HUBER_H,
     gtol: float = 1e-8,
     max_iter: int = 20_000,
+    design: BinaryDesign | None = None,
 ) -> np.ndarray:
     """PrivateERM (CMS 2011 Alg. 2) for LR (``loss="logistic"``) or the Huber SVM (``loss="huber"``).
 
@@ -159,6 +178,8 @@ def fit_private_erm(
         L-BFGS tolerance on ``max |∇|`` (accepted at ``10·gtol``).
     max_iter : int, ≥ 1
         L-BFGS iteration limit.
+    design : BinaryDesign, optional
+        ``erm_design(X, y_pm)``, built once where many releases share the data (else built here).
 
     Returns
     -------
@@ -183,8 +204,9 @@ def fit_private_erm(
     >>> omega.shape, float(np.mean(np.sign(X @ omega[:3] + omega[3]) == y)) > 0.8
     ((4,), True)
     """
-    features = unit_norm_features(X)
-    n, d = features.shape
+    if design is None:
+        design = erm_design(X, y_pm)
+    n, d = design.shape
     if regulariser is None:
         regulariser = LOGISTIC_REGULARISER if loss == "logistic" else 1.0 / (PRIVATE_SVM_C * n)
     curvature = loss_curvature(loss, huber_h)
@@ -194,5 +216,5 @@ def fit_private_erm(
         "objective_perturbation", erm_noise_scale(calibration.epsilon_prime), curvature, n, ridge
     )
     noise = sample_erm_noise(d, calibration.epsilon_prime, rng)
-    f = perturbed_erm_minimiser(features, y_pm, loss, ridge, noise, huber_h, gtol, max_iter)
+    f = perturbed_erm_minimiser(design, loss, ridge, noise, huber_h, gtol, max_iter)
     return f / np.sqrt(d)

@@ -231,15 +231,16 @@ def prepare_private_erm(task, x, y, settings: MethodSettings, streams) -> dict:
         loss, regulariser = "huber", settings.erm_svm_regulariser
         if regulariser is None:
             regulariser = 1.0 / (settings.svm_C * len(x))
-    return {"x": x, "y_pm": task_labels("svm", y), "loss": loss, "regulariser": regulariser,
-            "huber_h": settings.erm_huber_h}  # fmt: skip
+    y_pm = task_labels("svm", y)
+    return {"x": x, "y_pm": y_pm, "design": objective_perturbation.erm_design(x, y_pm), "loss": loss,
+            "regulariser": regulariser, "huber_h": settings.erm_huber_h}  # fmt: skip
 
 
 def release_private_erm(state: dict, epsilon: float, rng) -> Release:
     """Release the objective-perturbation minimiser (Chaudhuri et al. 2011): ε-DP."""
     omega = objective_perturbation.fit_private_erm(
         state["x"], state["y_pm"], epsilon, rng, loss=state["loss"], regulariser=state["regulariser"],
-        huber_h=state["huber_h"],
+        huber_h=state["huber_h"], design=state["design"],
     )  # fmt: skip
     return Release(omega)
 
