@@ -61,9 +61,12 @@ def test_profiles_plan_a_job_count_a_cluster_accepts():
     """Batched PrivGene jobs (issue 16): at most 400 jobs in the default profile and 8,000 in the
     paper profile (unbatched they planned 1,870 and 68,078). Figs 3-4: one job per (dataset, task)
     and batch, every method in it: 4 datasets x 2 tasks x 10 repetitions in one batch of 50
-    (default), x 500 repetitions in batches of 25 (paper); the reference job, one per batch."""
+    (default), x 500 repetitions in batches of 10 (paper, its own size: no job over 10 CPU-minutes);
+    the reference job, one per batch of 25. Fig. 2: one job per (dataset, task, c) and batch."""
     default, paper = jobs(profile="default"), jobs(profile="paper")
     assert default["total"] <= 400 and paper["total"] <= 8_000, (default["total"], paper["total"])
     assert default["privgene_comparison_job"] == 4 * 2 * 1
-    assert paper["privgene_comparison_job"] == 4 * 2 * 500 // 25
+    assert paper["privgene_comparison_job"] == 4 * 2 * 500 // 10
     assert paper["privgene_reference_job"] == 500 // 25
+    assert default["privgene_choice_of_c_job"] == 2 * 2 * 8
+    assert paper["privgene_choice_of_c_job"] == 2 * 2 * 12 * 500 // 25

@@ -456,10 +456,13 @@ def privgene_raw_files(name):
     return [f"{DATA}/{spec.catalog}/{filename}" for filename in spec.files]
 
 
-def repetition_batches(count):
+def repetition_batches(count, job=None):
     """Repetitions (or k-means runs) ``0..count-1`` as the batch labels of the job rules:
-    ``privgene.repetitions_per_job`` consecutive repetitions per job, each seeded by its own index."""
-    return batch_labels(count, settings("privgene")["repetitions_per_job"])
+    ``privgene.repetitions_per_job`` consecutive repetitions per job (for the job rule
+    ``privgene_<job>``, its own size where ``privgene.repetitions_per_job_by_rule`` gives one), each
+    seeded by its own index."""
+    section = settings("privgene")
+    return batch_labels(count, section["repetitions_per_job_by_rule"].get(job) or section["repetitions_per_job"])
 
 
 def privgene_jobs(pattern, figure, **wildcards):
@@ -499,7 +502,10 @@ def privgene_comparison_jobs(job, tasks=None):
     section = settings("privgene/comparison")
     drawn = [task for task in section["methods"] if tasks is None or task in tasks]
     return expand(
-        job, task=drawn, pg_dataset=section["datasets"], repetitions=repetition_batches(section["repetitions"])
+        job,
+        task=drawn,
+        pg_dataset=section["datasets"],
+        repetitions=repetition_batches(section["repetitions"], "comparison_job"),
     )
 
 
