@@ -116,16 +116,34 @@ def test_lp_returns_the_majority_for_large_budgets(m):
 # --------------------------------------------------------------------------- cutting planes (large K)
 
 
-@pytest.mark.parametrize("K, m, epsilon", [(11, 3, 0.1), (21, 5, 0.5), (51, 10, 0.1), (101, 10, 0.1)])
-def test_cutting_planes_reach_the_full_lps_optimum(K, m, epsilon):
+@pytest.mark.parametrize(
+    "K, m, epsilon, Delta",
+    [
+        (11, 3, 0.1, 0.0),
+        (21, 5, 0.5, 0.0),
+        (51, 10, 0.1, 0.0),
+        (101, 10, 0.1, 0.0),
+        (11, 3, 0.1, 1e-5),
+        (15, 2, 0.1, 1e-5),
+    ],
+)
+def test_cutting_planes_reach_the_full_lps_optimum(K, m, epsilon, Delta):
     """The LP on a growing set of rows ends at the full LP's optimum (both within HiGHS's
     feasibility tolerance), on far fewer rows, and its γ passes the exact verifier."""
-    full = LP.optimise_gamma(K, m, epsilon)
-    planes = LP.optimise_gamma_by_cutting_planes(K, m, epsilon)
+    delta = M.composed_delta(m, Delta)
+    full = LP.optimise_gamma(K, m, epsilon, Delta, delta)
+    planes = LP.optimise_gamma_by_cutting_planes(K, m, epsilon, Delta, delta)
     assert planes.objective == pytest.approx(full.objective, abs=1e-7)
     assert planes.n_rows < full.n_rows and planes.n_redundant_rows == full.n_redundant_rows
     assert planes.max_violation_after_repair <= 0
-    assert V.verify_privacy(planes.gamma, K, m, epsilon).violation <= 1e-12
+    assert V.verify_privacy(planes.gamma, K, m, epsilon, Delta, delta).violation <= 1e-12
+
+
+def test_cutting_planes_with_every_row_presolved_away_return_the_majority():
+    """K = 11, m = 10, Δ = 1e-5: no row binds, so γ = 1 with no LP row (it used to fail on the empty set)."""
+    planes = LP.optimise_gamma_by_cutting_planes(11, 10, 0.1, 1e-5, M.composed_delta(10, 1e-5))
+    assert planes.n_rows == 0 and planes.n_redundant_rows == planes.n_vertex_multisets == 31_824
+    np.testing.assert_array_equal(planes.gamma, LP.optimise_gamma(11, 10, 0.1, 1e-5, M.composed_delta(10, 1e-5)).gamma)
 
 
 def test_cutting_planes_that_do_not_converge_are_an_error():
@@ -138,3 +156,4 @@ def test_row_blocks_take_rows_across_blocks():
     assert blocks.shape == (5, 2)
     np.testing.assert_array_equal(blocks @ np.ones(2), [1, 5, 9, 13, 17])
     np.testing.assert_array_equal(blocks.take(np.array([1, 3, 4])), [[2, 3], [6, 7], [8, 9]])
+    assert blocks.take(np.array([], dtype=int)).shape == (0, 2)

@@ -13,6 +13,11 @@ Presolve (exact): a row whose positive part sums to at most the budget holds for
 ``x ∈ [0, 1]`` and is dropped; duplicate rows are removed. Solver round-off (HiGHS: about
 5e-8) is repaired by scaling, ``x ← x · b/(b + violation)``: the constraints are
 homogeneous in x and ``b > 0``, so this restores feasibility exactly (spec §1.4 pitfall 1).
+
+Memory: the rows number ``C(K+7, 7)`` at Δ > 0 (2.8e10 at K = 101), so each builder first
+estimates its peak (:mod:`~dpreplication.optimisation.lp_memory`) and refuses a request above
+``max_memory_gb`` with :class:`LPTooLargeError` before allocating; the full LP checks its solve
+again once the matrix's size is known.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ from dpreplication.mechanisms.feasible_region import (
 )
 from dpreplication.mechanisms.majority import DARRM_RESULT_FIELDS, symmetric_gamma, validate_ensemble_size
 from dpreplication.mechanisms.majority_utility import objective_coefficients
+from dpreplication.optimisation.lp_memory import CHUNK_CELLS, check_lp_memory
+from dpreplication.optimisation.lp_memory import LPTooLargeError as LPTooLargeError  # re-exported
 from dpreplication.validation import in_unit_interval, one_of, positive
 
 log = logging.getLogger(__name__)
@@ -55,6 +62,11 @@ _LP_PARAMETERS = parameter_entries(
         δ of the target.
     solver : str
         One of :data:`SOLVERS`.
+    max_memory_gb : float, optional
+        Refuse (:class:`LPTooLargeError`, before building) if the estimated peak memory
+        (:func:`~dpreplication.optimisation.lp_memory.estimate_lp_memory`) exceeds this many GB;
+        default: the machine's memory, or the address space ``RLIMIT_AS`` leaves if less;
+        ``math.inf``: never refuse.
     """
 )
 
@@ -97,6 +109,7 @@ def darrm_constraint_matrix(
     drop_redundant: bool = True,
     deduplicate: bool = True,
     redundancy_margin: float = 1e-12,
+    max_memory_gb: float | None = None,
 ) -> ConstraintMatrix:
     """Folded privacy rows ``R_t`` over all vertex multisets of F^K (count-based, vectorised).
 
@@ -109,6 +122,7 @@ def darrm_constraint_matrix(
         Remove duplicate rows.
     redundancy_margin : float, in [0, 1)
         A row is dropped only if its positive part is ≤ ``b(1 − margin)``.
+    {max_memory_gb}
 
     Returns
     -------
@@ -119,6 +133,8 @@ def darrm_constraint_matrix(
     ------
     ValueError
         If a parameter is out of its range.
+    LPTooLargeError
+        If the estimated memory exceeds ``max_memory_gb``.
     """
     K = validate_ensemble_size(K)
     epsilon = positive("epsilon", epsilon)
@@ -126,6 +142,7 @@ def darrm_constraint_matrix(
     delta = in_unit_interval("delta", delta)
     if not 1 <= float(m) <= K:
         raise ValueError(f"m must lie in [1, K] = [1, {K}], got {m!r}")
+    check_lp_memory(K, Delta, "constraint_matrix", max_memory_gb)
     start = time.perf_counter()
     family = vertex_multisets(K, epsilon, Delta)
     b = privacy_budget(m, epsilon, delta)
@@ -158,6 +175,8 @@ class RowBlocks:
 
     def take(self, index: np.ndarray) -> np.ndarray:
         """Return the rows at the sorted global ``index``, dense."""
+        if len(index) == 0:
+            return np.empty((0, self.shape[1]))
         block = np.searchsorted(self.starts, index, side="right") - 1
         return np.stack([self.blocks[k][i - self.starts[k]] for k, i in zip(block, index)])
 
@@ -168,7 +187,7 @@ def _presolved_rows(family, m, epsilon, b, drop_redundant=True, redundancy_margi
     A row is dropped when its positive part is ≤ ``b(1 − margin)``: it holds for every x ∈ [0, 1].
     """
     kept, n_redundant = [], 0
-    for _, alpha, alpha_prime in family.chunks():
+    for _, alpha, alpha_prime in family.chunks(CHUNK_CELLS):
         rows = folded_constraint_rows(alpha, alpha_prime, m, epsilon)
         if drop_redundant:
             binding = np.clip(rows, 0.0, None).sum(axis=1) > b * (1.0 - redundancy_margin)
@@ -370,6 +389,7 @@ def optimise_gamma(
     canonical: bool = False,
     canonical_tolerance: float = 1e-9,
     solver_options: dict | None = None,
+    max_memory_gb: float | None = None,
 ) -> GammaLPResult:
     """γ_opt of DaRRM for ``K`` ``(ε, Δ)``-DP mechanisms and target ``(mε, δ)`` (spec §1.4).
 
@@ -396,6 +416,7 @@ def optimise_gamma(
     solver_options : dict, optional
         Passed to ``linprog(options=…)`` or ``cvxpy.Problem.solve``
         (e.g. ``{"primal_feasibility_tolerance": 1e-9}`` shrinks the HiGHS repair).
+    {max_memory_gb}
 
     Returns
     -------
@@ -409,6 +430,9 @@ def optimise_gamma(
     RuntimeError
         If the solver returns no solution, or its solution still violates a privacy constraint
         after the repair.
+    LPTooLargeError
+        If the estimated memory of the build, or of the solve once the matrix is built, exceeds
+        ``max_memory_gb``.
 
     Examples
     --------
@@ -424,8 +448,9 @@ def optimise_gamma(
     one_of("solver", solver, SOLVERS)
     in_unit_interval("mean_probability", mean_probability, include_zero=False)
     c = objective_coefficients(K, mean_probability) if objective is None else np.asarray(objective, float)
-    constraints = darrm_constraint_matrix(K, m, epsilon, Delta, delta)
+    constraints = darrm_constraint_matrix(K, m, epsilon, Delta, delta, max_memory_gb=max_memory_gb)
     A, b = constraints.A, constraints.b
+    check_lp_memory(K, Delta, "full", max_memory_gb, lp_shape=(A.shape[0], A.nnz))
     start = time.perf_counter()
     x, status = _solve_lp(c, A, b, solver, options=solver_options)
     if canonical:
@@ -500,6 +525,7 @@ def optimise_gamma_by_cutting_planes(
     solver: str = "highs",
     rows_per_round: int | None = None,
     max_rounds: int = 100,
+    max_memory_gb: float | None = None,
 ) -> GammaLPResult:
     """γ_opt of :func:`optimise_gamma`'s LP, solved on a growing set of its rows (for large K).
 
@@ -511,7 +537,9 @@ def optimise_gamma_by_cutting_planes(
     γ is ``(mε, δ)``-DP over the full vertex constraint set (Lemma 5.1) like :func:`optimise_gamma`'s.
     The presolved rows are held once, dense, and never as a sparse copy, nor inside the solver: at
     most (K + 1)/2 rows are active at an optimal vertex, so each LP stays small. Memory and time:
-    ``docs/costs.md`` and ``benchmarks/test_darrm_benchmarks.py`` (K = 201).
+    ``docs/costs.md`` and ``benchmarks/test_darrm_benchmarks.py`` (K = 201). Those rows are all
+    ``C(K+7, 7)`` vertex multisets at Δ > 0: K = 21 takes 0.3 GB, K = 101 would take about 16 TB
+    (by the estimate; 2.8e10 rows) and is refused, before building, with :class:`LPTooLargeError`.
 
     Parameters
     ----------
@@ -523,6 +551,7 @@ def optimise_gamma_by_cutting_planes(
         Rows added per round (default ``K + 1``).
     max_rounds : int
         Most rounds before a ``RuntimeError``.
+    {max_memory_gb}
 
     Returns
     -------
@@ -535,6 +564,8 @@ def optimise_gamma_by_cutting_planes(
         If a parameter is out of its range.
     RuntimeError
         If the rounds run out, the solver fails, or the repaired γ still violates a row.
+    LPTooLargeError
+        If the estimated memory exceeds ``max_memory_gb``.
     """
     K = validate_ensemble_size(K)
     one_of("solver", solver, SOLVERS)
@@ -543,6 +574,8 @@ def optimise_gamma_by_cutting_planes(
     if not 1 <= float(m) <= K:
         raise ValueError(f"m must lie in [1, K] = [1, {K}], got {m!r}")
     rows_per_round = rows_per_round or K + 1
+    Delta = in_unit_interval("Delta", Delta)
+    check_lp_memory(K, Delta, "cutting_planes", max_memory_gb, rows_per_round=rows_per_round, max_rounds=max_rounds)
     c = objective_coefficients(K, mean_probability)
     start = time.perf_counter()
     family = vertex_multisets(K, epsilon, Delta)
