@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from dpreplication.pipeline.cluster_resources import (
+    MAX_JOB_CPU_MINUTES,
     PAPER_SAMPLE_SIZES,
     PAPER_UNMEASURED,
     benchmark_globs,
@@ -21,7 +22,12 @@ from dpreplication.pipeline.cluster_resources import (
     costs_markdown,
     load_workflow,
     local_rules,
+    main,
+    over_bound,
     paper_scales,
+    planned_batches,
+    project_largest_jobs,
+    read_costs,
     rule_costs,
     rule_resources,
     run_against_projection,
@@ -58,7 +64,25 @@ def test_batched_rules_scale_per_repetition_and_sampled_rules_by_their_ratio(tmp
     assert table.loc["job", "mem_mb"] == 1400  # 2 × 700 MB
     assert table.loc["pf_pmf_bars", "runtime"] == 30  # 3 × 60 s × 10 = 1800 s
     assert table.loc["plain", "runtime"] == 30 and table.loc["plain", "mem_mb"] == 1000  # the floors
+    # the largest paper job: the largest CPU per unit (B's 12 s) × 25 repetitions; 60 CPU-s × 10; 600 CPU-s
+    assert table.loc["job", "largest_cpu_seconds_per_unit"] == 12 and table.loc["job", "paper_job_cpu_minutes"] == 5
+    assert table.loc["pf_pmf_bars", "paper_job_cpu_minutes"] == 10 and table.loc["plain", "paper_job_cpu_minutes"] == 10
     assert rule_resources(found({"none": str(tmp_path / "absent/*.tsv")}), 25, {}).empty
+
+
+def test_a_rule_with_its_own_paper_batch_is_scaled_by_that_batch_and_held_to_the_bound(tmp_path):
+    """12 CPU-s per repetition: at the profile's 60 repetitions per job a paper job is projected to 12
+    CPU-minutes, over the bound; planned in batches of 20 (the paper dry run's largest), to 4, and its
+    runtime limit shrinks with it. A batched rule the plan does not list keeps the profile's size."""
+    write_record(tmp_path / "job/A/reps0-4.tsv", 60, 300)
+    records = found({"job": str(tmp_path / "job/*/reps*.tsv")})
+    whole = rule_resources(records, 60, {}).set_index("rule")
+    assert whole.loc["job", "paper_job_cpu_minutes"] == pytest.approx(12) and whole.loc["job", "runtime"] == 36
+    assert list(over_bound(whole.reset_index()).rule) == ["job"]
+    cut = rule_resources(records, 60, {}, {"job": 20, "other": 1}).set_index("rule")
+    assert cut.loc["job", "paper_job_cpu_minutes"] == pytest.approx(4) and cut.loc["job", "runtime"] == 12
+    assert over_bound(cut.reset_index()).empty and not over_bound(cut.reset_index(), 3).empty
+    assert rule_resources(records, 60, {}, {"other": 1}).paper_job_cpu_minutes.item() == pytest.approx(12)
 
 
 def test_a_jobs_exact_record_replaces_snakemakes_sample(tmp_path):
@@ -93,8 +117,53 @@ def test_costs_project_measured_cpu_per_unit_to_the_paper_plan(tmp_path):
     assert costs.loc["behind", "paper_jobs"] == 1 and costs.loc["behind", "paper_cpu_hours"] == pytest.approx(30 / 3600)
     assert np.isnan(costs.loc[PAPER_UNMEASURED[0], "paper_cpu_hours"])
     markdown = costs_markdown(costs.reset_index(), "records", "default")
-    assert "| **all** | 4 | 4.00 | 42 | 4.18 |" in markdown  # 240 CPU-s; 4.1667 + 0.0083 CPU-h
-    assert f"| `{PAPER_UNMEASURED[0]}` | 1 | 1.00 | 1 | not projected |" in markdown
+    assert (
+        "| **all** | 4 | 4.00 | 42 | 4.18 |  | 6.25 |" in markdown
+    )  # 240 CPU-s; 4.1667 + 0.0083 CPU-h; 10 × 25 × 1.5 s
+    assert f"| `{PAPER_UNMEASURED[0]}` | 1 | 1.00 | 1 | not projected | 60.00 per job | not projected |" in markdown
+    assert "the largest is `job`'s, 6.25 CPU-minutes" in markdown
+
+
+def test_the_costs_page_keeps_the_basis_of_the_largest_jobs_and_reads_it_back(tmp_path):
+    """docs/costs.md states each rule's largest CPU per unit: read back, it projects the same largest jobs
+    for the same plan, and a plan of larger batches moves them over the bound."""
+    write_record(tmp_path / "job/A/reps0-9.tsv", 100, 300)
+    write_record(tmp_path / "job/B/reps10-14.tsv", 60, 300)  # 12 CPU-s per repetition
+    write_record(tmp_path / "pmf.tsv", 6, 100)
+    write_record(tmp_path / "lp.tsv", 60, 100)
+    globs = {"job": "job/*/reps*.tsv", "pf_pmf_bars": "pmf.tsv", PAPER_UNMEASURED[0]: "lp.tsv"}
+    table = rule_resources(
+        found({r: str(tmp_path / g) for r, g in globs.items()}), 25, {"pf_pmf_bars": 10}, {"job": 40}
+    )
+    paper = pd.DataFrame({"rule": ["job", "pf_pmf_bars"], "jobs": [20, 1], "units": [800, 1]})
+    page = tmp_path / "costs.md"
+    page.write_text(costs_markdown(rule_costs(table, paper), "records", "default"))
+    basis = read_costs(page).set_index("rule")
+    assert basis.loc["job", "batched"] and basis.loc["job", "largest_cpu_seconds_per_unit"] == 12
+    assert basis.loc["job", "paper_jobs"] == 20 and basis.loc["job", "paper_job_cpu_minutes"] == 8  # 12 s × 40
+    assert not basis.loc["pf_pmf_bars", "batched"] and basis.loc["pf_pmf_bars", "paper_job_cpu_minutes"] == 1
+    assert np.isnan(basis.loc[PAPER_UNMEASURED[0], "paper_job_cpu_minutes"])
+    again = project_largest_jobs(basis.reset_index(), 25, {"pf_pmf_bars": 10}, {"job": 40}).set_index("rule")
+    pd.testing.assert_series_equal(again.paper_job_cpu_minutes, basis.paper_job_cpu_minutes)
+    larger = project_largest_jobs(basis.reset_index(), 25, {"pf_pmf_bars": 10}, {"job": 60})
+    assert list(over_bound(larger).rule) == ["job"]  # 12 s × 60 = 12 CPU-minutes
+
+
+def test_no_paper_job_is_projected_over_the_bound():
+    """The paper profile's plan of now, projected from the basis docs/costs.md keeps (the largest CPU
+    per repetition or job of a default run's records): no job over MAX_JOB_CPU_MINUTES. One dry run
+    of the paper profile (--summary, about 4 s)."""
+    basis = read_costs(ROOT / "docs/costs.md")
+    if "largest_cpu_seconds_per_unit" not in basis:
+        pytest.skip(
+            "docs/costs.md states no largest job per rule: run `make cluster-resources` on a default run's records"
+        )
+    repetitions, ratios = paper_scales(ROOT)
+    projected = project_largest_jobs(basis, repetitions, ratios, planned_batches(ROOT / "Snakefile", "paper"))
+    over = over_bound(projected)
+    assert over.empty, (
+        f"paper jobs over {MAX_JOB_CPU_MINUTES:g} CPU-minutes: {dict(zip(over.rule, over.paper_job_cpu_minutes))}"
+    )
 
 
 def test_a_paper_run_is_held_against_the_projection_for_its_own_work(tmp_path):
@@ -135,6 +204,18 @@ def test_a_slice_is_projected_from_the_same_jobs_records(tmp_path):
     run = {"job": [str(tmp_path / "paper/job/A/reps0-24.tsv")], "plain": [str(tmp_path / "paper/plain.tsv")]}
     projected = same_jobs_projection(run, tmp_path / "paper", tmp_path / "default", {"plain": 2.0})
     assert projected == {"job": pytest.approx(250), "plain": pytest.approx(14)}
+
+
+def test_the_records_of_a_partial_run_write_nothing(tmp_path):
+    """A records tree that lacks most rules (here only the datasets') is not a finished run's: the
+    command stops before it replaces the committed costs and resources with one rule's."""
+    write_record(tmp_path / "records/privgene/data/Adult.tsv", 1, 100)
+    profile, costs = tmp_path / "config.yaml", tmp_path / "costs.md"
+    profile.write_text("executor: slurm\n")
+    arguments = [str(tmp_path / "records"), str(profile), "--costs", str(costs), "--checkout", str(ROOT)]
+    with pytest.raises(SystemExit, match="have no records under"):
+        main([*arguments, "--snakefile", str(ROOT / "Snakefile")])
+    assert profile.read_text() == "executor: slurm\n" and not costs.exists()
 
 
 def test_every_benchmark_directive_maps_to_a_records_glob():

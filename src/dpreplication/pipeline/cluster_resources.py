@@ -10,7 +10,8 @@ profile's job sizes, adds a margin, and writes them as the ``set-resources:`` bl
 Scaling to the paper profile, computed from the two configurations, never typed:
 
 - a batched rule (wildcard ``repetitions``, records ``reps{a-b}`` / ``runs{a-b}``) costs its
-  slowest record's time per repetition times the paper profile's ``repetitions_per_job``;
+  slowest record's time per repetition times the repetitions of the paper profile's largest batch
+  of that rule (its dry run's; ``repetitions_per_job`` for a rule the dry run cannot list);
 - a rule whose paper settings take more samples or a longer grid that each job runs in full
   (:data:`PAPER_SAMPLE_SIZES`) scales, in addition, by the ratio of the two sizes;
 - every other rule runs the same work in both profiles, but those of :data:`PAPER_UNMEASURED`,
@@ -18,7 +19,11 @@ Scaling to the paper profile, computed from the two configurations, never typed:
 
 The same records give each rule's cost: the jobs and CPU time measured, and the paper profile's
 planned jobs (its dry run) and projected CPU-hours (the mean CPU per repetition or job, scaled
-as above); ``--costs`` writes them as a Markdown table.
+as above); ``--costs`` writes them as a Markdown table. They also give its largest paper job: the
+largest CPU per repetition (or per job) of any record, scaled as above. A cluster run waits on its
+longest job, so none may be projected over :data:`MAX_JOB_CPU_MINUTES` (``--max-job-minutes``):
+the command fails naming the rules that are, and ``tests/test_cluster_resources.py`` holds the
+paper profile's plan to the bound from the basis ``docs/costs.md`` keeps (:func:`read_costs`).
 
 Usage: ``python -m dpreplication.pipeline.cluster_resources benchmarks/records/default profiles/slurm/config.yaml
 --costs docs/costs.md`` (``make cluster-resources`` after ``make replicate``).
@@ -50,6 +55,8 @@ one repetition's data at a time, and the larger samples of :data:`PAPER_SAMPLE_S
 or small next to the interpreter and libraries (≈ 150 MB)."""
 MIN_RUNTIME_MINUTES = 5
 MIN_MEMORY_MB = 1000
+MAX_JOB_CPU_MINUTES = 10.0
+"""No paper-profile job may be projected over this many CPU-minutes: the run waits on its longest job."""
 PAPER_SAMPLE_SIZES = {
     # rule: the config key (section/…/key) whose value (a count, or a list: its length) sets the
     # rule's amount of work per job, or per repetition for a batched rule
@@ -59,7 +66,6 @@ PAPER_SAMPLE_SIZES = {
     "pf_privacy_audit": "permute_and_flip/privacy_audit/pairs",
     "tl_monte_carlo": "truncated_laplace/monte_carlo/n_samples",
     "tl_privacy_audit": "truncated_laplace/privacy_audit/n_points",
-    "privgene_choice_of_c_job": "privgene/choice_of_c/c_grid",
     # one job per configuration (or for the best one) trains every seed replicate's teachers
     "darrm_prediction_teacher_ablation_config": "darrm/teacher_ablation/seeds",
     "darrm_prediction_accuracy_best_config": "darrm/teacher_ablation/seeds",
@@ -149,14 +155,30 @@ def read_record(path: str | Path) -> pd.DataFrame:
     return record
 
 
+def paper_units_per_job(rule: str, batched: bool, repetitions_per_job: float, batch_sizes: dict | None) -> float:
+    """Return the units of work of ``rule``'s largest paper job: its largest planned batch, or 1 job.
+
+    ``batch_sizes`` is :func:`planned_batches`' (the paper dry run's); a batched rule it does not
+    list (behind a checkpoint) runs ``repetitions_per_job``.
+    """
+    if not batched:
+        return 1.0
+    return float((batch_sizes or {}).get(rule, repetitions_per_job))
+
+
 def rule_resources(
-    records: dict[str, list[str]], repetitions_per_job: float, sample_ratios: dict[str, float]
+    records: dict[str, list[str]],
+    repetitions_per_job: float,
+    sample_ratios: dict[str, float],
+    batch_sizes: dict[str, int] | None = None,
 ) -> pd.DataFrame:
     """One row per rule with records: what was measured, and the paper-profile limits.
 
     Each row holds the jobs measured, their units of work (repetitions for a batched rule, jobs
-    otherwise) and CPU seconds in all, the slowest wall seconds per unit, largest RSS, the
-    paper-profile scale of a unit and the paper-profile ``runtime`` (minutes) and ``mem_mb`` with
+    otherwise) and CPU seconds in all, the slowest wall seconds and the largest CPU seconds per
+    unit, largest RSS, the paper-profile scale of a job (its units, :func:`paper_units_per_job`
+    from ``batch_sizes``, times the sample ratio), its largest job's projected CPU-minutes (NaN
+    for :data:`PAPER_UNMEASURED`), and the paper-profile ``runtime`` (minutes) and ``mem_mb`` with
     their margins.
     """
     rows = []
@@ -168,8 +190,9 @@ def rule_resources(
         batched = all(batches)
         units = [len(batch_repetitions(b.group(1))) for b in batches] if batched else [1] * len(records)
         per_unit = float((records.s / units).max())
+        cpu_per_unit = float((records.cpu_time / units).max())
         ratio = sample_ratios.get(rule, 1.0)
-        scale = (repetitions_per_job if batched else 1.0) * ratio
+        scale = paper_units_per_job(rule, batched, repetitions_per_job, batch_sizes) * ratio
         rows.append(
             {
                 "rule": rule,
@@ -180,7 +203,9 @@ def rule_resources(
                 "units_measured": sum(units),
                 "sample_ratio": ratio,
                 "slowest_seconds_per_unit": per_unit,
+                "largest_cpu_seconds_per_unit": cpu_per_unit,
                 "paper_scale": scale,
+                "paper_job_cpu_minutes": math.nan if rule in PAPER_UNMEASURED else cpu_per_unit * scale / 60,
                 "max_rss_mb": float(records.max_rss.max()),
                 "runtime": max(MIN_RUNTIME_MINUTES, math.ceil(RUNTIME_MARGIN * per_unit * scale / 60)),
                 "mem_mb": max(MIN_MEMORY_MB, int(math.ceil(MEMORY_MARGIN * records.max_rss.max() / 100) * 100)),
@@ -210,36 +235,61 @@ def planned_jobs(snakefile: Path, profile: str) -> dict[str, int]:
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", stats, re.M) if m.group(1) != "total"}
 
 
-def planned_work(snakefile: Path, profile: str) -> pd.DataFrame:
-    """Return each rule's planned ``jobs`` and ``units`` of work in ``profile``.
-
-    Jobs come from :func:`planned_jobs`, units are repetitions (the batch labels of a batched
-    rule's outputs, from ``--summary``) or jobs.
-    """
-    jobs = planned_jobs(snakefile, profile)
-    summary = _snakemake(snakefile, profile, "--summary")
-    repetitions: dict[str, int] = {}
-    for line in summary.splitlines()[1:]:
+def _planned_batch_sizes(snakefile: Path, profile: str) -> dict[str, list[int]]:
+    """Return the repetitions of each batched output of every rule ``profile`` plans (``--summary``)."""
+    sizes: dict[str, list[int]] = {}
+    for line in _snakemake(snakefile, profile, "--summary").splitlines()[1:]:
         path, _, rule, *_ = line.split("\t")
         batch = BATCH.search(path)
         if batch:
-            repetitions[rule] = repetitions.get(rule, 0) + len(batch_repetitions(batch.group(1)))
+            sizes.setdefault(rule, []).append(len(batch_repetitions(batch.group(1))))
+    return sizes
+
+
+def planned_batches(snakefile: Path, profile: str) -> dict[str, int]:
+    """Return each batched rule's largest planned batch (repetitions in one job) in ``profile``.
+
+    One Snakemake call (``--summary``, about 4 s for the paper profile); rules behind a checkpoint
+    that has not run are not listed.
+    """
+    return {rule: max(sizes) for rule, sizes in _planned_batch_sizes(snakefile, profile).items()}
+
+
+def planned_work(snakefile: Path, profile: str) -> pd.DataFrame:
+    """Return each rule's planned ``jobs``, ``units`` of work and ``largest_batch`` in ``profile``.
+
+    Jobs come from :func:`planned_jobs`, units are repetitions (the batch labels of a batched
+    rule's outputs, from ``--summary``) or jobs; ``largest_batch`` is a batched rule's largest
+    batch (NaN for any other rule).
+    """
+    jobs = planned_jobs(snakefile, profile)
+    sizes = _planned_batch_sizes(snakefile, profile)
     return pd.DataFrame(
-        [{"rule": rule, "jobs": count, "units": repetitions.get(rule, count)} for rule, count in jobs.items()]
+        [
+            {
+                "rule": rule,
+                "jobs": count,
+                "units": sum(sizes.get(rule, [])) or count,
+                "largest_batch": max(sizes[rule]) if rule in sizes else math.nan,
+            }
+            for rule, count in jobs.items()
+        ]
     )
 
 
 def rule_costs(table: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
-    """Each rule's measured jobs and CPU-minutes, and the paper profile's jobs and projected CPU-hours.
+    """Each rule's measured jobs and CPU-minutes, and the paper profile's jobs, projected CPU-hours and largest job.
 
     ``table`` is :func:`rule_resources`, ``paper`` :func:`planned_work` of the paper profile. A paper
     unit (repetition or job) costs the measured mean CPU per unit times the rule's sample-size or
     grid ratio (:data:`PAPER_SAMPLE_SIZES`). A rule the paper dry run does not list (behind a
     checkpoint) keeps its measured jobs and units; :data:`PAPER_UNMEASURED` rules are not projected (NaN).
+    The largest job (``paper_job_cpu_minutes``) and its basis (``largest_cpu_seconds_per_unit``, per
+    repetition where ``batched``) are ``table``'s.
     """
-    planned = table[["rule", "jobs_measured", "exact_records", "units_measured", "cpu_seconds", "sample_ratio"]].merge(
-        paper, on="rule", how="left"
-    )
+    columns = ["rule", "jobs_measured", "exact_records", "units_measured", "cpu_seconds", "sample_ratio"]
+    largest = ["batched", "largest_cpu_seconds_per_unit", "paper_job_cpu_minutes"]
+    planned = table[[*columns, *largest]].merge(paper[["rule", "jobs", "units"]], on="rule", how="left")
     jobs = planned.jobs.fillna(planned.jobs_measured).astype(int)
     units = planned.units.fillna(planned.units_measured)
     cpu_seconds_per_unit = planned.cpu_seconds / planned.units_measured
@@ -253,8 +303,38 @@ def rule_costs(table: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
             "paper_cpu_hours": (cpu_seconds_per_unit * planned.sample_ratio * units / 3600).where(
                 ~planned.rule.isin(PAPER_UNMEASURED)
             ),
+            "batched": planned.batched,
+            "largest_cpu_seconds_per_unit": planned.largest_cpu_seconds_per_unit,
+            "paper_job_cpu_minutes": planned.paper_job_cpu_minutes,
         }
     )
+
+
+def over_bound(costs: pd.DataFrame, minutes: float = MAX_JOB_CPU_MINUTES) -> pd.DataFrame:
+    """Return the rules of ``costs`` (or :func:`rule_resources`) whose largest paper job is projected over ``minutes``."""
+    return costs[costs.paper_job_cpu_minutes > minutes]
+
+
+def project_largest_jobs(
+    basis: pd.DataFrame, repetitions_per_job: float, sample_ratios: dict[str, float], batch_sizes: dict[str, int]
+) -> pd.DataFrame:
+    """Project each rule's largest paper job from a committed basis, for the paper plan of now.
+
+    ``basis`` is :func:`read_costs` of ``docs/costs.md`` (its rules' ``batched`` and
+    ``largest_cpu_seconds_per_unit``, measured), ``batch_sizes`` :func:`planned_batches` of the
+    paper profile. The projection is :func:`rule_resources`' for the same records; adds
+    ``paper_job_cpu_minutes`` (NaN for :data:`PAPER_UNMEASURED`).
+    """
+    minutes = [
+        math.nan
+        if row.rule in PAPER_UNMEASURED
+        else row.largest_cpu_seconds_per_unit
+        * paper_units_per_job(row.rule, row.batched, repetitions_per_job, batch_sizes)
+        * sample_ratios.get(row.rule, 1.0)
+        / 60
+        for row in basis.itertuples()
+    ]
+    return basis.assign(paper_job_cpu_minutes=minutes)
 
 
 def run_against_projection(measured: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
@@ -313,23 +393,38 @@ def same_jobs_projection(run: dict[str, list[str]], run_root: Path, measured_roo
     return projected
 
 
+BASIS_UNITS = {True: "per repetition", False: "per job"}
+"""How ``docs/costs.md`` states a rule's largest CPU per unit: per repetition (batched) or per job."""
+
+
 def costs_markdown(costs: pd.DataFrame, records: str, profile: str) -> str:
-    """Return :func:`rule_costs` as Markdown: per paper (the rules' prefix) and in all, then per rule."""
-    papers = costs.assign(name=costs.rule.str.split("_").str[0]).groupby("name").sum(numeric_only=True, min_count=1)
-    papers.loc["**all**"] = costs.sum(numeric_only=True)
+    """Return :func:`rule_costs` as Markdown: per paper (the rules' prefix) and in all, then per rule.
+
+    Beside the costs, each rule's largest paper job and its basis, which :func:`read_costs` reads back.
+    """
+    names = costs.rule.str.split("_").str[0]
+    totals = ["jobs", "cpu_minutes", "paper_jobs", "paper_cpu_hours"]
+    papers = costs[totals].groupby(names).sum(min_count=1)
+    papers["paper_job_cpu_minutes"] = costs.paper_job_cpu_minutes.groupby(names).max()
+    papers.loc["**all**"] = [*costs[totals].sum(), costs.paper_job_cpu_minutes.max()]
     header = [
-        f"| {{}} | jobs | CPU-minutes ({profile}, measured) | paper jobs | paper CPU-hours (projected) |",
-        "|---|---:|---:|---:|---:|",
+        f"| {{}} | jobs | CPU-minutes ({profile}, measured) | paper jobs | paper CPU-hours (projected) | "
+        "largest job: CPU-s per unit (measured) | largest paper job: CPU-minutes (projected) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
+
+    def projected(value: float, digits: int) -> str:
+        return "not projected" if pd.isna(value) else f"{value:.{digits}f}"
 
     def rows(table: pd.DataFrame) -> list[str]:
         return [
-            f"| {name} | {r.jobs:.0f} | {r.cpu_minutes:.2f} | {r.paper_jobs:.0f} | "
-            + ("not projected" if pd.isna(r.paper_cpu_hours) else f"{r.paper_cpu_hours:.2f}")
-            + " |"
+            f"| {name} | {r.jobs:.0f} | {r.cpu_minutes:.2f} | {r.paper_jobs:.0f} | {projected(r.paper_cpu_hours, 2)} | "
+            + ("" if "batched" not in table else f"{r.largest_cpu_seconds_per_unit:.2f} {BASIS_UNITS[bool(r.batched)]}")
+            + f" | {projected(r.paper_job_cpu_minutes, 2)} |"
             for name, r in zip(table.index, table.itertuples())
         ]
 
+    largest = costs.loc[costs.paper_job_cpu_minutes.idxmax()] if costs.paper_job_cpu_minutes.notna().any() else None
     return (
         "\n".join(
             [
@@ -342,6 +437,15 @@ def costs_markdown(costs: pd.DataFrame, records: str, profile: str) -> str:
                 "dry run's; paper CPU-hours are the measured mean CPU per repetition (or per job) times the paper's",
                 "repetitions (or jobs) and its sample-size or grid ratio (the module's docstring); not projected,",
                 f"and left out of the totals: {', '.join(f'`{rule}`' for rule in PAPER_UNMEASURED)} (a finer grid).",
+                "A rule's largest paper job is the largest CPU per repetition (or per job) of any of its records",
+                "times the repetitions of its largest paper batch and the same ratio; no job may be projected over",
+                f"{MAX_JOB_CPU_MINUTES:g} CPU-minutes (`tests/test_cluster_resources.py` holds the paper plan to it from",
+                "the per-unit column)"
+                + (
+                    "."
+                    if largest is None
+                    else f": the largest is `{largest.rule}`'s, {largest.paper_job_cpu_minutes:.2f} CPU-minutes."
+                ),
                 "",
                 header[0].format("paper"),
                 header[1],
@@ -354,6 +458,34 @@ def costs_markdown(costs: pd.DataFrame, records: str, profile: str) -> str:
         )
         + "\n"
     )
+
+
+def read_costs(path: str | Path) -> pd.DataFrame:
+    """Read the per-rule table of a ``docs/costs.md`` that :func:`costs_markdown` wrote.
+
+    One row per rule: ``rule``, ``jobs``, ``paper_jobs``, and, where the page states them,
+    ``batched``, ``largest_cpu_seconds_per_unit`` and ``paper_job_cpu_minutes`` (NaN: not projected).
+    """
+    lines = Path(path).read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| rule |"))
+    columns = [cell.strip() for cell in lines[start].strip("|").split("|")]
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        cells = dict(zip(columns, (cell.strip() for cell in line.strip("|").split("|"))))
+        row = {"rule": cells["rule"].strip("`"), "jobs": int(cells["jobs"]), "paper_jobs": int(cells["paper jobs"])}
+        basis = cells.get("largest job: CPU-s per unit (measured)")
+        if basis is not None:
+            value, unit = basis.split(" ", 1)
+            largest = cells["largest paper job: CPU-minutes (projected)"]
+            row |= {
+                "batched": unit == BASIS_UNITS[True],
+                "largest_cpu_seconds_per_unit": float(value),
+                "paper_job_cpu_minutes": math.nan if largest == "not projected" else float(largest),
+            }
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def resources_block(table: pd.DataFrame, records: str) -> str:
@@ -387,16 +519,42 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--measured-profile", default="default", help="the profile the records come from")
     parser.add_argument("--snakefile", type=Path, default=Path("Snakefile"))
     parser.add_argument("--costs", type=Path, help="also write every rule's cost as Markdown, e.g. docs/costs.md")
+    parser.add_argument(
+        "--max-job-minutes",
+        type=float,
+        default=MAX_JOB_CPU_MINUTES,
+        help="fail (after writing) when a rule's largest paper job is projected over this many CPU-minutes",
+    )
+    parser.add_argument(
+        "--allow-missing", action="store_true", help="write even when some rules have no records (a partial run)"
+    )
     arguments = parser.parse_args(argv)
     repetitions, ratios = paper_scales(arguments.checkout, arguments.paper_profile, arguments.measured_profile)
     workflow = load_workflow(arguments.snakefile)
-    table = rule_resources(benchmark_records(workflow, arguments.records), repetitions, ratios)
+    records = benchmark_records(workflow, arguments.records)
+    missing = sorted(rule for rule, paths in records.items() if not paths)
+    if missing and not arguments.allow_missing:
+        sys.exit(
+            f"{len(missing)} of {len(records)} rules have no records under {arguments.records} "
+            f"({', '.join(missing[:5])}{', …' if len(missing) > 5 else ''}): not a finished run's; "
+            "nothing written (--allow-missing writes the rest)"
+        )
+    plan = planned_work(arguments.snakefile, arguments.paper_profile)
+    batch_sizes = plan.dropna(subset="largest_batch").set_index("rule").largest_batch.astype(int).to_dict()
+    table = rule_resources(records, repetitions, ratios, batch_sizes)
     submitted = ~table.rule.isin(local_rules(workflow) | set(PAPER_UNMEASURED))
     write_profile(arguments.profile, resources_block(table[submitted], str(arguments.records)))
     print(table.to_string(index=False))
     if arguments.costs:
-        costs = rule_costs(table, planned_work(arguments.snakefile, arguments.paper_profile))
+        costs = rule_costs(table, plan)
         arguments.costs.write_text(costs_markdown(costs, str(arguments.records), arguments.measured_profile))
+    over = over_bound(table, arguments.max_job_minutes)
+    if not over.empty:
+        sys.exit(
+            f"largest paper jobs over {arguments.max_job_minutes:g} CPU-minutes (projected): "
+            + ", ".join(f"{row.rule} {row.paper_job_cpu_minutes:.1f}" for row in over.itertuples())
+            + "; batch fewer repetitions per job (privgene.repetitions_per_job_by_rule) or split the rule by its grid"
+        )
 
 
 if __name__ == "__main__":
