@@ -40,7 +40,7 @@ class BinaryDesign:
     Attributes
     ----------
     rest : scipy.sparse.csr_array or numpy.ndarray, shape (n, d)
-        ``A``; held dense it is ``X̃`` itself (``σ`` applied), in Fortran order (for BLAS's ``syrk``).
+        ``A``; held dense it is ``X̃`` itself (``σ`` applied).
     common : numpy.ndarray, shape (d,)
         ``c``: the common value of each ±1 column (+1 on a tie), 0 for the other columns (all 0
         when ``A`` is dense).
@@ -63,14 +63,15 @@ class BinaryDesign:
         """
         design = np.asarray(design, dtype=float)
         signed = np.all(np.abs(design) == 1.0, axis=0)
-        common = np.where(signed, np.where(2 * (design > 0).sum(axis=0) >= len(design), 1.0, -1.0), 0.0)
-        rest = design - common
-        if rest.size >= SPARSE_CELLS and np.count_nonzero(rest) <= SPARSE_DENSITY * rest.size:
-            signs = None if row_signs is None else np.asarray(row_signs, dtype=float)
-            return cls(sparse.csr_array(rest), common, signs, signed)
-        if row_signs is not None:
-            design = design * np.asarray(row_signs, dtype=float)[:, None]
-        return cls(np.asfortranarray(design), np.zeros(design.shape[1]), None, signed)
+        signs = None if row_signs is None else np.asarray(row_signs, dtype=float)
+        if design.size >= SPARSE_CELLS and signed.any():
+            common = np.where(signed, np.where(2 * (design > 0).sum(axis=0) >= len(design), 1.0, -1.0), 0.0)
+            rest = design - common
+            if np.count_nonzero(rest) <= SPARSE_DENSITY * rest.size:
+                return cls(sparse.csr_array(rest), common, signs, signed)
+        if signs is not None:
+            design = design * signs[:, None]
+        return cls(design, np.zeros(design.shape[1]), None, signed)
 
     @property
     def is_sparse(self) -> bool:
@@ -96,8 +97,8 @@ class BinaryDesign:
         Below the diagonal the entries are 0 (dense ``X̃``: BLAS's ``syrk``) or the same values
         (sparse); a Cholesky solve reads only the upper triangle.
         """
-        if not self.is_sparse:
-            return blas.dsyrk(1.0, np.sqrt(weights)[:, None] * self.rest, trans=1)
+        if not self.is_sparse:  # (√h∘X̃)ᵀ(√h∘X̃); the transpose of a C-ordered array is BLAS's column order
+            return blas.dsyrk(1.0, np.ascontiguousarray(np.sqrt(weights)[:, None] * self.rest).T)
         weighted = self.rest.T @ weights
         gram = (self.rest.T @ (self.rest * weights[:, None])).toarray()
         gram += np.outer(weighted, self.common)
@@ -109,6 +110,13 @@ class BinaryDesign:
         """``X̃[start:stop]``, held like ``X̃``."""
         signs = None if self.row_signs is None else self.row_signs[start:stop]
         return BinaryDesign(self.rest[start:stop], self.common, signs, self.signed)
+
+    def rows_where(self, chosen: np.ndarray) -> np.ndarray:
+        """Return the rows of ``X̃`` where the boolean ``chosen`` holds, dense: shape ``(k, d)``."""
+        if not self.is_sparse:
+            return self.rest[chosen]
+        rows = self.rest[chosen].toarray() + self.common
+        return rows if self.row_signs is None else rows * self.row_signs[chosen, None]
 
     @cached_property
     def columns(self) -> np.ndarray:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import linalg, optimize
+from scipy import optimize
 from scipy.linalg import lapack
 
 from dpreplication.docstrings import parameter_entries, shared_parameters
@@ -212,43 +212,64 @@ def huber_hinge(margin: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:
     return value, -inner / (2.0 * h)
 
 
-def _smoothed_hinge_objective(signed: np.ndarray, loss_weight: float, mask: np.ndarray, h: float):
+def _smoothed_hinge_objective(signed: BinaryDesign, loss_weight: float, mask: np.ndarray, h: float):
     """Return ``v ↦ (value, gradient, margins)`` and the scale ``1/(loss_weight·n)``.
 
-    The objective is ``(½‖v_P‖² + loss_weight·Σ ℓ_h(m))/(loss_weight·n)``, ``m = signed @ v``.
+    The objective is ``(½‖v_P‖² + loss_weight·Σ ℓ_h(m))/(loss_weight·n)``, ``m = signed·v`` (rows ``y·f``).
     """
     scale = 1.0 / (loss_weight * signed.shape[0])
 
     def evaluate(v):
-        margins = signed @ v
+        margins = signed.dot(v)
         loss, slope = huber_hinge(margins, h)
         penalty = mask * v
         value = 0.5 * penalty @ v + loss_weight * loss.sum()
-        return scale * value, scale * (penalty + loss_weight * (signed.T @ slope)), margins
+        return scale * value, scale * (penalty + loss_weight * signed.transpose_dot(slope)), margins
 
     return evaluate, scale
 
 
 def _ray_minimiser(signed, loss_weight, mask, h, w, margins, direction) -> float:
-    """Exact ``argmin_t f(w + t·p)`` for the convex, piecewise-quadratic smoothed-hinge objective.
+    """Exact ``argmin_{t>0} f(w + t·p)`` for the convex, piecewise-quadratic smoothed-hinge objective.
 
-    ``φ'(t) = (P∘(w + tp))ᵀp + loss_weight·Σ_t ℓ_h'(m_t + t q_t) q_t`` with ``q = signed @ p``
-    is continuous and non-decreasing; its root is bracketed by doubling and found by Brent's method.
+    ``φ'(t) = (P∘(w + tp))ᵀp + loss_weight·Σ_t ℓ_h'(m_t + t q_t) q_t`` with ``q = signed @ p`` is
+    continuous, non-decreasing and piecewise linear: a row's term is constant outside the window
+    ``|1 - m| < h`` and has slope ``loss_weight·q_t²/(2h)`` inside it. Walking the times at which rows
+    enter and leave the window in order gives ``φ'`` at each of them; the root lies on the first
+    segment where ``φ'`` turns non-negative, where it is the root of that segment's line. The
+    earliest times are ordered first (a partial sort), more only if the root lies beyond them.
     """
-    slope_along = signed @ direction
-    penalty_w, penalty_p = (mask * w) @ direction, (mask * direction) @ direction
-
-    def derivative(t):
-        return penalty_w + t * penalty_p + loss_weight * (huber_hinge(margins + t * slope_along, h)[1] @ slope_along)
-
-    if derivative(0.0) >= 0:
+    along = signed.dot(direction)
+    derivative = (mask * w) @ direction + loss_weight * (huber_hinge(margins, h)[1] @ along)
+    if derivative >= 0:
         raise ConvergenceError("smoothed-hinge SVM: the Newton direction is not a descent direction (rounding)")
-    upper = 1.0
-    while derivative(upper) < 0:
-        upper *= 2.0
-        if upper > 1e30:
-            raise ConvergenceError("smoothed-hinge SVM: the objective is unbounded along a descent direction")
-    return optimize.brentq(derivative, 0.0, upper, xtol=1e-14 * upper, rtol=1e-15)
+    m, q = margins[along != 0.0], along[along != 0.0]
+    enter = np.where(q > 0, 1.0 - h - m, 1.0 + h - m) / q  # when the margin reaches the window's near edge
+    leave = np.where(q > 0, 1.0 + h - m, 1.0 - h - m) / q  # and its far edge
+    curvature = (loss_weight / (2.0 * h)) * q * q
+    slope = (mask * direction) @ direction + curvature[(enter <= 0) & (leave > 0)].sum()
+    times = np.concatenate([enter[enter > 0], leave[leave > 0]])
+    changes = np.concatenate([curvature[enter > 0], -curvature[leave > 0]])
+    knot, count = 0.0, 64
+    while True:
+        if count < len(times):
+            earliest = np.argpartition(times, count)[:count]
+            earliest = earliest[np.argsort(times[earliest], kind="stable")]
+        else:
+            earliest = np.argsort(times, kind="stable")
+        knots = np.concatenate([[knot], times[earliest]])
+        slopes = slope + np.concatenate([[0.0], np.cumsum(changes[earliest])])  # slopes[k]: on [knots[k], knots[k+1])
+        values = derivative + np.concatenate([[0.0], np.cumsum(slopes[:-1] * np.diff(knots))])  # φ'(knots)
+        crossed = values >= 0
+        if crossed.any() or count >= len(times):
+            break
+        rest = np.setdiff1d(np.arange(len(times)), earliest, assume_unique=True)
+        knot, slope, derivative = knots[-1], slopes[-1], values[-1]
+        times, changes, count = times[rest], changes[rest], 4 * count
+    k = int(np.argmax(crossed)) - 1 if crossed.any() else len(knots) - 1
+    if slopes[k] <= 0:
+        raise ConvergenceError("smoothed-hinge SVM: the objective is unbounded along a descent direction")
+    return float(knots[k] - values[k] / slopes[k])
 
 
 def _newton_smoothed_hinge(signed, loss_weight, mask, h, w, gtol, max_iter, label) -> np.ndarray:
@@ -265,10 +286,12 @@ def _newton_smoothed_hinge(signed, loss_weight, mask, h, w, gtol, max_iter, labe
     for _ in range(max_iter):
         if np.max(np.abs(gradient)) <= gtol:
             return w
-        window = signed[np.abs(1.0 - margins) < h]
+        window = signed.rows_where(np.abs(1.0 - margins) < h)
         hessian = np.diag(mask) + (loss_weight / (2.0 * h)) * (window.T @ window)
         hessian[np.diag_indices_from(hessian)] += 1e-10 * max(np.max(np.diag(hessian)), 1.0)
-        direction = -linalg.solve(hessian, gradient / scale, assume_a="pos")
+        _, direction, info = lapack.dposv(hessian, -gradient / scale, lower=0)
+        if info:
+            raise ConvergenceError(f"{label}: generalised Hessian not positive definite (LAPACK info {info})")
         direction /= np.max(np.abs(direction))
         w = w + _ray_minimiser(signed, loss_weight, mask, h, w, margins, direction) * direction
         _, gradient, margins = evaluate(w)
@@ -298,9 +321,8 @@ def minimise_smoothed_hinge(
     needs ~10³ iterations per stage; ``method="lbfgs"`` (gtol 1e-7, accepted at
     1e-6) is the spec's solver, kept as a cross-check. Raises :class:`ConvergenceError` if a stage does not converge.
     """
-    features = np.asarray(features, dtype=float)
     mask = np.asarray(penalised, dtype=float)
-    signed = features * check_labels(y_pm, "svm")[:, None]
+    signed = BinaryDesign.of(features, check_labels(y_pm, "svm"))  # rows y·f, sparse where they can be
     w = np.zeros(features.shape[1]) if start is None else np.asarray(start, dtype=float).copy()
     for h in smoothing:
         label = f"smoothed-hinge SVM (h={h}, {method})"
