@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from dpreplication.pipeline.figure_map import ancestors, rule_graph
 from dpreplication.pipeline.provenance import parameter_line
 from dpreplication.pipeline.snakefile import load_workflow
 
@@ -67,3 +68,14 @@ def test_a_changed_default_is_caught():
     rule, sidecar, params = next(row for row in SIDECARS if row[0] == "tl_density")
     changed = {**params["settings"], "epsilon": 2}
     assert json.loads(sidecar.read_text())["settings"] != as_json(changed)
+
+
+def test_a_publishing_rule_behind_seeded_jobs_records_their_seed():
+    """A figure aggregated from seeded jobs is seeded too: its rule passes the seed on, so that the
+    sidecar and the report do not say "seed None" for it."""
+    workflow = load_workflow(REPO / "Snakefile")
+    seeded = {rule.name for rule in workflow.rules if "seed" in dict(rule.params.items())}
+    parents = rule_graph(REPO / "Snakefile")
+    publishing = {rule for rule, _, _ in SIDECARS if not rule.startswith("draw_")}
+    unseeded = sorted(rule for rule in publishing - seeded if ancestors(rule, parents) & seeded)
+    assert not unseeded, f"publishing rules behind seeded jobs without params.seed: {unseeded}"

@@ -348,6 +348,7 @@ rule darrm_prediction_teacher_seeds:
     conda:
         ENVIRONMENT
     params:
+        seed=SEED,
         settings=darrm_prediction_settings(),
         files=darrm_replicate_files,
     message:
@@ -410,6 +411,7 @@ rule darrm_prediction_teachers_table:
     conda:
         ENVIRONMENT
     params:
+        seed=SEED,
         settings=darrm_prediction_settings(),
         files=darrm_prediction_files("teachers"),
     message:
@@ -431,6 +433,7 @@ rule darrm_prediction_teacher_diagnostics:
     conda:
         ENVIRONMENT
     params:
+        seed=SEED,
         settings=darrm_prediction_settings(),
         files=darrm_prediction_files("votes"),
     message:

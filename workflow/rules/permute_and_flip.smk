@@ -202,6 +202,7 @@ rule pf_utility_grid:
     conda:
         ENVIRONMENT
     params:
+        seed=SEED,
         settings=settings(f"{PF}/utility"),
     message:
         "P&F: F4 utility grid and T3 (ε at which EM's error is the target)"

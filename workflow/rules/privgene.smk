@@ -49,6 +49,7 @@ rule privgene_table2:
     conda:
         ENVIRONMENT
     params:
+        seed=SEED,
         settings=privgene_settings("table2"),
     message:
         "PrivGene: Table 2 regenerated from the loaded data, with every substitution"
@@ -102,6 +103,7 @@ rule privgene_choice_of_c:
     conda:
         ENVIRONMENT
     params:
+        seed=SEED,
         settings=privgene_settings("choice_of_c"),
     message:
         "PrivGene: Fig. 2, misclassification against c relative to c = 0.5e-3 (Adult, Banking; LR, SVM)"
@@ -217,6 +219,7 @@ rule privgene_reference_levels:
     conda:
         ENVIRONMENT
     params:
+        seed=SEED,
         settings=privgene_settings("reference_levels"),
     message:
         "PrivGene: NoPrivacy and Majority misclassification levels (mean ± 95 % CI)"
@@ -279,6 +282,7 @@ rule privgene_eem_vs_em:
     conda:
         ENVIRONMENT
     params:
+        seed=SEED,
         settings=privgene_settings("eem_vs_em"),
     message:
         "PrivGene: Figs 6 (US) and 7 (BR), EEM against EM over the iterations, and the Δ traces"
@@ -464,6 +468,7 @@ for _figure, (_name, _what, _tasks) in PG_COMPARISON_FIGURES.items():
         params:
             settings=privgene_settings("comparison_figure" if _tasks is not None else "kmeans_figure"),
             figure=_figure,
+            seed=SEED,
         message:
             f"PrivGene: {_what}, against ε with the baselines"
         script:
@@ -499,6 +504,7 @@ rule privgene_comparison_pairs:
     conda:
         ENVIRONMENT
     params:
+        seed=SEED,
         settings=privgene_settings("comparison_pairs"),
     message:
         "PrivGene: paired differences, their summary and each method's level across Figs 3-5"
@@ -545,6 +551,7 @@ rule privgene_paper_r_comparison:
     conda:
         ENVIRONMENT
     params:
+        seed=SEED,
         settings=privgene_settings("paper_r_comparison"),
     message:
         "PrivGene: is the small-ε gap to PrivateERM on US/BR the smaller r? (paired, paper's r)"
@@ -641,6 +648,7 @@ rule privgene_schedule_ablation:
     conda:
         ENVIRONMENT
     params:
+        seed=SEED,
         settings=privgene_settings("schedule_ablation"),
     message:
         "PrivGene: additive decay and larger first steps against the paper's schedule (paired, spec §9)"
@@ -697,6 +705,7 @@ rule privgene_choice_of_c_epsilon:
     conda:
         ENVIRONMENT
     params:
+        seed=SEED,
         settings=privgene_settings("choice_of_c_epsilon"),
     message:
         "PrivGene: Fig. 2 at the small ε of the grid and averaged over them"
@@ -751,6 +760,7 @@ rule privgene_gupt_variants:
     conda:
         ENVIRONMENT
     params:
+        seed=SEED,
         settings=privgene_settings("gupt_variants"),
     message:
         "PrivGene: Fig. 5's 'about 100x' at ε = 0.1 under GUPT's ε split, output clamping and own range estimate"
@@ -814,6 +824,7 @@ rule privgene_baseline_checks:
     conda:
         ENVIRONMENT
     params:
+        seed=SEED,
         settings=privgene_settings("baseline_checks"),
     message:
         "PrivGene: does PrivateERM agree with diffprivlib, and does any Λ close its gap to NoPrivacy? (paired by fold)"

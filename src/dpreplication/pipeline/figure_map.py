@@ -93,7 +93,8 @@ def rule_graph(snakefile: Path) -> dict[str, set[str]]:
     return parents
 
 
-def _ancestors(rule: str, parents: dict[str, set[str]]) -> set[str]:
+def ancestors(rule: str, parents: dict[str, set[str]]) -> set[str]:
+    """Every rule upstream of ``rule`` in the graph ``{rule: rules whose outputs it reads}``."""
     found, frontier = set(), [rule]
     while frontier:
         for parent in parents.get(frontier.pop(), ()):
@@ -125,7 +126,7 @@ def figure_map(snakefile: Path) -> list[MapRow]:
             continue
         if rule.name.startswith("draw_"):
             continue
-        chain = [rule.name, *sorted(_ancestors(rule.name, parents) & set(scripts))]
+        chain = [rule.name, *sorted(ancestors(rule.name, parents) & set(scripts))]
         calls = {call for name in chain for call in package_calls(scripts[name]) if not call.startswith(PIPELINE)}
         rows.append(
             MapRow(
