@@ -10,7 +10,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: other-cpu paper-slice replicate readme figure-map quick check-figures test test-fast mutants references instruction-sets report bench cluster-resources lock clean-results
+.PHONY: bench-repetition other-cpu paper-slice replicate readme figure-map quick check-figures test test-fast mutants references instruction-sets report bench cluster-resources lock clean-results
 
 replicate: $(VENV)/installed
 	$(SNAKEMAKE)
@@ -78,6 +78,13 @@ report: $(VENV)/installed
 bench: $(VENV)/installed
 	mkdir -p benchmarks/records
 	$(PYTHON) -m pytest benchmarks --benchmark-only --benchmark-json=benchmarks/records/benchmarks.json
+
+# One PrivGene comparison repetition (Fig. 3 Adult LR, then Fig. 4 Adult SVM) by this checkout against an
+# older commit, side by side: CPU per method and how far the released models moved. After make replicate.
+AGAINST ?= 893f369
+bench-repetition: $(VENV)/installed
+	$(PYTHON) benchmarks/repetition_against.py --against $(AGAINST) --dataset Adult --task lr
+	$(PYTHON) benchmarks/repetition_against.py --against $(AGAINST) --dataset Adult --task svm
 
 # Per-rule SLURM runtime and memory (profiles/slurm) from the benchmark records of `make replicate`,
 # scaled to the paper profile's job sizes, and every rule's cost (docs/costs.md).
