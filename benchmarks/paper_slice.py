@@ -6,8 +6,8 @@ default profile's records. This runs one slice of it for real and states the pro
 - every truncated-Laplace rule and DaRRM's theory figures (F2-F10, the LP diagnostics, the verified
   numbers) at the paper profile's settings, with their drawings; TL's LP optimum is left out (its
   finer paper grid is not projected, ``PAPER_UNMEASURED``);
-- PrivGene's Fig. 3 on Adult, logistic regression: the first ``--adult-batches`` of the paper's 20
-  batches of 25 repetitions (every method over the whole ε grid in each).
+- PrivGene's Fig. 3 on Adult, logistic regression: the first ``--adult-batches`` of the paper plan's
+  batches (50 of 10 repetitions; every method over the whole ε grid in each).
 
 The jobs go through ``profiles/slurm`` to the cluster of ``tests/slurm_cluster.py`` (the one the
 cluster test starts: needs root and Debian's ``slurm-wlm`` and ``munge``); each job's exact CPU
@@ -45,6 +45,7 @@ from slurm_cluster import single_node_cluster  # noqa: E402
 from dpreplication.pipeline.cluster_resources import (  # noqa: E402
     benchmark_records,
     paper_scales,
+    planned_batches,
     rule_resources,
     run_against_projection,
     same_jobs_projection,
@@ -61,7 +62,10 @@ STATUS_DELAY = 5  # seconds before the SLURM plugin's first status query (squeue
 
 
 def slice_targets(workflow, adult_batches: int, repetitions_per_job: int) -> list[str]:
-    """The slice's Snakemake targets: the theory rules (by name) and Fig. 3's Adult LR batches (by file)."""
+    """The slice's Snakemake targets: the theory rules (by name) and Fig. 3's Adult LR batches (by file).
+
+    ``repetitions_per_job``: the paper plan's batch of ``privgene_comparison_job``.
+    """
     rules = sorted(
         rule.name
         for rule in workflow.rules
@@ -160,22 +164,23 @@ def main(argv: list[str] | None = None) -> int:
     """Run the slice, then write its costs against the projection and its report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--measured-records", type=Path, default=Path("benchmarks/records/default"))
-    parser.add_argument("--adult-batches", type=int, default=2, help="of the paper's 20 (default: %(default)s)")
+    parser.add_argument("--adult-batches", type=int, default=4, help="of the paper plan's 50 (default: %(default)s)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     parser.add_argument("--no-run", action="store_true", help="tabulate the last run's records again")
     arguments = parser.parse_args(argv)
     os.chdir(REPO)
     workflow = load_workflow(REPO / "Snakefile", {"profile": TREE})
     repetitions, ratios = paper_scales(REPO)
-    targets = slice_targets(workflow, arguments.adult_batches, int(repetitions))
+    batches = planned_batches(REPO / "Snakefile", TREE)
+    targets = slice_targets(workflow, arguments.adult_batches, batches["privgene_comparison_job"])
     run_file = Path(f"results/{TREE}/slice_run.json")
     if not arguments.no_run:
         wall, local_cpu = run_through_slurm(targets, arguments.jobs)
         run_file.write_text(json.dumps({"wall_seconds": wall, "local_cpu_seconds": local_cpu}) + "\n")
     wall, local_cpu = json.loads(run_file.read_text()).values()
-    measured = rule_resources(benchmark_records(workflow, arguments.measured_records), repetitions, ratios)
+    measured = rule_resources(benchmark_records(workflow, arguments.measured_records), repetitions, ratios, batches)
     run_records = benchmark_records(workflow, Path("benchmarks/records") / TREE)
-    run = rule_resources(run_records, repetitions, ratios)
+    run = rule_resources(run_records, repetitions, ratios, batches)
     same = same_jobs_projection(run_records, Path("benchmarks/records") / TREE, arguments.measured_records, ratios)
     costs = run_against_projection(measured, run).assign(projected_same_jobs=lambda t: t.rule.map(same))
     costs.to_csv(f"results/{TREE}/slice_costs.csv", index=False)
