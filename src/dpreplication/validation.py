@@ -35,6 +35,11 @@ def _shown(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def _shown_array(value, array: np.ndarray) -> str:
+    """``value`` as a message shows it (its repr); an array of more than 6 entries summarised (first and last 3)."""
+    return np.array2string(array, threshold=6, edgeitems=3) if array.size > 6 else repr(_shown(value))
+
+
 def _number(name: str, value) -> float:
     """``value`` as a float; ``ValueError`` naming ``name`` if it is not a real number."""
     try:
@@ -61,6 +66,14 @@ def non_negative(name: str, value, *, allow_infinity: bool = False) -> float:
     return number
 
 
+def whole_number(name: str, value, *, minimum: int = 0) -> int:
+    """``value`` as an int, required a whole number ``≥ minimum`` (a count: NaN, ±inf and booleans refused)."""
+    number = _number(name, value)
+    if isinstance(value, bool | np.bool_) or not (math.isfinite(number) and number.is_integer() and number >= minimum):
+        raise ValueError(f"{name} must be an integer ≥ {minimum}, got {_shown(value)!r}")
+    return int(number)
+
+
 def in_unit_interval(name: str, value, *, include_zero: bool = True, include_one: bool = False) -> float:
     """``value`` as a float in [0, 1) by default (the ends as asked)."""
     number = _number(name, value)
@@ -83,7 +96,7 @@ def finite_array(name: str, value) -> np.ndarray:
     """``value`` as a float array, every entry required finite (any real)."""
     array = np.asarray(value, dtype=float)
     if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must be finite, got {_shown(value)!r}")
+        raise ValueError(f"{name} must be finite, got {_shown_array(value, array)}")
     return array
 
 
@@ -91,15 +104,16 @@ def positive_array(name: str, value) -> np.ndarray:
     """``value`` as a float array, every entry required ``> 0`` and finite."""
     array = np.asarray(value, dtype=float)
     if not np.all(np.isfinite(array) & (array > 0)):
-        raise ValueError(f"{name} must be positive and finite, got {_shown(value)!r}")
+        raise ValueError(f"{name} must be positive and finite, got {_shown_array(value, array)}")
     return array
 
 
-def non_negative_array(name: str, value) -> np.ndarray:
-    """``value`` as a float array, every entry required ``≥ 0`` and finite."""
+def non_negative_array(name: str, value, *, allow_infinity: bool = False) -> np.ndarray:
+    """``value`` as a float array, every entry required ``≥ 0`` and finite (or ``+inf`` if ``allow_infinity``)."""
     array = np.asarray(value, dtype=float)
-    if not np.all(np.isfinite(array) & (array >= 0)):
-        raise ValueError(f"{name} must be non-negative and finite, got {_shown(value)!r}")
+    if not np.all((array >= 0) & (np.isfinite(array) | allow_infinity)):
+        limit = "non-negative (inf allowed)" if allow_infinity else "non-negative and finite"
+        raise ValueError(f"{name} must be {limit}, got {_shown_array(value, array)}")
     return array
 
 

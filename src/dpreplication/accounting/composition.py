@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpreplication.docstrings import shared_parameters
-from dpreplication.validation import RAISES, in_unit_interval, non_negative
+from dpreplication.validation import RAISES, in_unit_interval, non_negative, whole_number
 
 
 @shared_parameters(RAISES)
@@ -40,8 +40,7 @@ def advanced_composition(epsilon: float, delta: float, queries: int, delta_prime
     """
     non_negative("epsilon", epsilon)
     in_unit_interval("delta", delta, include_one=True)
-    if not (queries >= 1 and float(queries).is_integer()):
-        raise ValueError(f"queries must be an integer ≥ 1, got {queries!r}")
+    whole_number("queries", queries, minimum=1)
     in_unit_interval("delta_prime", delta_prime, include_zero=False, include_one=True)
     epsilon_total = np.sqrt(2.0 * queries * np.log(1.0 / delta_prime)) * epsilon + queries * epsilon * np.expm1(epsilon)
     return float(epsilon_total), float(queries * delta + delta_prime)

@@ -44,6 +44,12 @@ import attr
 from dp_accounting import dp_event
 from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 
+from dpreplication.validation import in_unit_interval, non_negative, positive, whole_number
+
+
+class NoEpsilonDelta(ValueError):
+    """An event whose guarantee is no (ε, δ) pair by itself: a curve read at no δ, or RDP only."""
+
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class ReportNoisyMaxDpEvent(dp_event.DpEvent):
@@ -82,6 +88,42 @@ class LibraryDpEvent(dp_event.DpEvent):
     delta: float
 
 
+def check_event(event: dp_event.DpEvent) -> dp_event.DpEvent:
+    """Return ``event`` if each of its parameters is in range; else ``ValueError`` naming the parameter and its value.
+
+    Noise scales and multipliers ``≥ 0`` (0: no noise, ε = ∞), sensitivities and curvatures ``≥ 0``,
+    sampling rates in [0, 1], counts whole, a library's ε ``≥ 0`` (∞: not private) and δ in [0, 1);
+    all but that ε finite, so that NaN never composes to a small ε. Composed events are checked part by part.
+    """
+    if isinstance(event, dp_event.LaplaceDpEvent | dp_event.GaussianDpEvent):
+        non_negative("noise_multiplier", event.noise_multiplier)
+    elif isinstance(event, ReportNoisyMaxDpEvent):
+        non_negative("noise_scale", event.noise_scale)
+        non_negative("sensitivity", event.sensitivity)
+    elif isinstance(event, ObjectivePerturbationDpEvent):
+        positive("noise_scale", event.noise_scale)
+        non_negative("curvature", event.curvature)
+        whole_number("n", event.n, minimum=1)
+        positive("ridge", event.ridge)
+    elif isinstance(event, TruncatedLaplaceDpEvent):
+        positive("scale", event.scale)
+        positive("bound", event.bound)
+        non_negative("sensitivity", event.sensitivity)
+    elif isinstance(event, LibraryDpEvent):
+        non_negative("epsilon", event.epsilon, allow_infinity=True)
+        in_unit_interval("delta", event.delta)
+    elif isinstance(event, dp_event.PoissonSampledDpEvent):
+        in_unit_interval("sampling_probability", event.sampling_probability, include_one=True)
+        check_event(event.event)
+    elif isinstance(event, dp_event.SelfComposedDpEvent):
+        whole_number("count", event.count)
+        check_event(event.event)
+    elif isinstance(event, dp_event.ComposedDpEvent):
+        for part in event.events:
+            check_event(part)
+    return event
+
+
 def rdp_accountant():
     """dp-accounting's ``RdpAccountant`` over our integer orders (:data:`~dpreplication.accounting.rdp.DEFAULT_ORDERS`)."""
     from dp_accounting.rdp import RdpAccountant
@@ -102,8 +144,12 @@ def rdp_epsilon(records: tuple[tuple[dp_event.DpEvent, int], ...], delta: float)
 
     One call costs about 1.5 CPU-s for a DP-SGD event (dp-accounting evaluates the sampled Gaussian
     at each of its 999 orders); a job that checks and then reports the same ledger, or trains
-    teachers on shards of one size, composes each distinct one once.
+    teachers on shards of one size, composes each distinct one once. ``delta`` in [0, 1) (0: ε = ∞);
+    dp-accounting reads a NaN δ as ε = 0.
     """
+    in_unit_interval("delta", delta)
+    for event, count in records:
+        check_event(dp_event.SelfComposedDpEvent(event, count))
     composed = dp_event.ComposedDpEvent([dp_event.SelfComposedDpEvent(event, count) for event, count in records])
     return float(rdp_accountant().compose(composed).get_epsilon(delta))
 
@@ -112,14 +158,19 @@ def epsilon_delta(event: dp_event.DpEvent, delta: float | None = None) -> tuple[
     """``(ε, δ)`` of one event by its privacy map (module docstring); ``(inf, 0)`` for a non-private one.
 
     ``delta``: where an event has a curve of guarantees (Gaussian, majority vote), the δ at which it
-    is read; ignored by an event with an (ε, δ) of its own.
+    is read, in [0, 1); ignored by an event with an (ε, δ) of its own.
 
     Raises
     ------
-    ValueError
+    NoEpsilonDelta
         For an event whose guarantee is not an (ε, δ) pair by itself and no ``delta`` (Gaussian, a
         majority vote), or whose guarantee is RDP only (DP-SGD: compose it with an RDP accountant).
+    ValueError
+        For a parameter of the event (:func:`check_event`) or a ``delta`` out of range (NaN included).
     """
+    check_event(event)
+    if delta is not None:
+        in_unit_interval("delta", delta)
     if isinstance(event, dp_event.NoOpDpEvent):
         return 0.0, 0.0
     if isinstance(event, dp_event.NonPrivateDpEvent):
@@ -146,7 +197,7 @@ def epsilon_delta(event: dp_event.DpEvent, delta: float | None = None) -> tuple[
     if isinstance(event, dp_event.ComposedDpEvent):
         parts = [epsilon_delta(part, delta) for part in event.events]
         return math.fsum(e for e, _ in parts), math.fsum(d for _, d in parts)
-    raise ValueError(
+    raise NoEpsilonDelta(
         f"{type(event).__name__} has no (ε, δ) of its own; read it at a δ, or compose it with an RDP accountant"
     )
 
@@ -174,14 +225,14 @@ class BasicCompositionAccountant(PrivacyAccountant):
         neighboring_relation: NeighboringRelation = NeighboringRelation.REPLACE_ONE,
     ):
         super().__init__(neighboring_relation)
-        self.release_delta = release_delta
+        self.release_delta = None if release_delta is None else in_unit_interval("release_delta", release_delta)
         self._epsilons: list[float] = []
         self._deltas: list[float] = []
 
     def _maybe_compose(self, event, count, do_compose):
         try:
             epsilon, delta = epsilon_delta(event, self.release_delta)
-        except ValueError as error:
+        except NoEpsilonDelta as error:
             return self.CompositionErrorDetails(invalid_event=event, error_message=str(error))
         if do_compose:
             self._epsilons.append(count * epsilon)
@@ -220,13 +271,13 @@ class AdvancedCompositionAccountant(BasicCompositionAccountant):
         neighboring_relation: NeighboringRelation = NeighboringRelation.REPLACE_ONE,
     ):
         super().__init__(release_delta, neighboring_relation)
-        self.delta_prime = delta_prime
+        self.delta_prime = in_unit_interval("delta_prime", delta_prime, include_zero=False, include_one=True)
         self._releases: list[tuple[float, float, int]] = []
 
     def _maybe_compose(self, event, count, do_compose):
         try:
             parts = releases(event, self.release_delta)
-        except ValueError as error:
+        except NoEpsilonDelta as error:
             return self.CompositionErrorDetails(invalid_event=event, error_message=str(error))
         if do_compose:
             self._releases += [(epsilon, delta, number * count) for epsilon, delta, number in parts]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpreplication.validation import non_negative, positive
+from dpreplication.validation import finite_array, non_negative, positive, whole_number
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ def audit_noise_privacy(
         The ε of the guarantee to check.
     delta : float, δ ≥ 0 and finite
         The δ of the guarantee to check.
-    support : tuple of float, (lo, hi) with lo < hi
+    support : tuple of float, (lo, hi) with lo < hi, both finite
         A bounded interval outside which ``f`` is 0.
     sensitivity : float, Δ > 0 and finite
         The query sensitivity Δ: shifts range over ``[−Δ, Δ]``.
@@ -105,12 +105,19 @@ def audit_noise_privacy(
     Raises
     ------
     ValueError
-        If ``sensitivity`` is not positive and finite, or ``ε`` or ``δ`` is negative or not finite.
+        If ``sensitivity`` is not positive and finite, ``ε`` or ``δ`` is negative or not finite, the
+        support is not a finite ``lo < hi``, a count is not a whole number ``≥ 1`` or ``rel_tol < 0``.
     """
     sens = positive("sensitivity", sensitivity)
     non_negative("epsilon", epsilon)
     non_negative("delta", delta)
-    lo, hi = float(support[0]) - sens, float(support[1]) + sens
+    whole_number("shifts_per_side", shifts_per_side, minimum=1)
+    whole_number("n_points", n_points, minimum=1)
+    non_negative("rel_tol", rel_tol)
+    support_lo, support_hi = finite_array("support", support)
+    if not support_lo < support_hi:
+        raise ValueError(f"support must be an interval (lo, hi) with lo < hi, got {support!r}")
+    lo, hi = support_lo - sens, support_hi + sens
     per_shift = max(1, int(np.ceil(n_points * sens / (hi - lo) / shifts_per_side)))
     step = sens / (per_shift * shifts_per_side)
     n_cells = int(np.ceil((hi - lo) / step))

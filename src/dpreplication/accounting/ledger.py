@@ -32,6 +32,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from dpreplication.validation import in_unit_interval, non_negative, positive, whole_number
+
 LEDGER_COLUMNS = ["spent_epsilon", "spent_delta", "draws", "mechanisms", "events"]
 """The columns of :meth:`Ledger.summary`, as a job's rows carry them."""
 RELATIVE_TOLERANCE = 1e-9
@@ -60,6 +62,9 @@ class Ledger:
     ``release_delta``: the δ at which an event with a curve of guarantees (Gaussian, majority vote)
     is read, per release; ``delta_prime``: compose by advanced composition with this δ' (``None``:
     basic composition).
+
+    The budget is a finite ε ≥ 0 (``None``, not ∞, is "no cap"), the δs lie in [0, 1) and δ' in
+    (0, 1]; a ``ValueError`` names the one that does not (a NaN budget used to cap nothing).
     """
 
     budget_epsilon: float | None = None
@@ -70,20 +75,38 @@ class Ledger:
     pure_epsilon: float = 0.0
     """Running ε of the records that have one (the budget guard's sum; :meth:`spent` composes exactly)."""
 
+    def __post_init__(self):
+        """Refuse a budget, δ or δ' out of range (NaN included), naming it."""
+        if self.budget_epsilon is not None:
+            non_negative("budget_epsilon", self.budget_epsilon)
+        in_unit_interval("budget_delta", self.budget_delta)
+        non_negative("pure_epsilon", self.pure_epsilon)
+        if self.release_delta is not None:
+            in_unit_interval("release_delta", self.release_delta)
+        if self.delta_prime is not None:
+            in_unit_interval("delta_prime", self.delta_prime, include_zero=False, include_one=True)
+
     def add(self, mechanism: str, event, count: int = 1) -> None:
         """Record ``count`` draws of ``event``; refuse them, before they are drawn, beyond the budget.
 
         Under basic composition a pure or (ε, δ) event is capped on the running sum of ε; an RDP
         event (DP-SGD), and every event under advanced composition, on the ledger's composed ε with
-        the new event.
+        the new event. A ``count`` that is not a whole number ``≥ 0``, an event parameter out of
+        range (a negative or NaN scale, :func:`~dpreplication.accounting.events.check_event`) or an
+        (ε, δ) that is not ``ε ≥ 0``, ``0 ≤ δ ≤ 1`` raises ``ValueError``: none may lower the total.
         """
-        from dpreplication.accounting.events import epsilon_delta
+        from dpreplication.accounting.events import NoEpsilonDelta, check_event, epsilon_delta
 
+        count = whole_number("count", count)
+        check_event(event)
         try:
             epsilon, delta = epsilon_delta(event, self.release_delta)
-        except ValueError:  # an RDP event: no (ε, δ) of its own
+        except NoEpsilonDelta:  # an RDP event: no (ε, δ) of its own
             epsilon, delta = math.nan, math.nan
-        entry = Entry(mechanism, event, int(count), epsilon, delta)
+        else:
+            non_negative(f"ε of {mechanism}", epsilon, allow_infinity=True)
+            in_unit_interval(f"δ of {mechanism}", delta, include_one=True)
+        entry = Entry(mechanism, event, count, epsilon, delta)
         spent = self.pure_epsilon + (0.0 if math.isnan(epsilon) else count * epsilon)
         if self.budget_epsilon is not None:
             additive = self.delta_prime is None and not math.isnan(epsilon)
@@ -198,7 +221,8 @@ def record_laplace(mechanism: str, scale: float, sensitivity: float, count: int 
     if (ledger := _ACTIVE.get()) is not None:
         from dp_accounting import dp_event
 
-        ledger.add(mechanism, dp_event.LaplaceDpEvent(float(scale) / float(sensitivity)), count)
+        noise_multiplier = positive("scale", scale) / positive("sensitivity", sensitivity)
+        ledger.add(mechanism, dp_event.LaplaceDpEvent(noise_multiplier), count)
 
 
 def record_report_noisy_max(mechanism: str, noise: str, scale: float, sensitivity: float, count: int = 1) -> None:
@@ -206,7 +230,8 @@ def record_report_noisy_max(mechanism: str, noise: str, scale: float, sensitivit
     if (ledger := _ACTIVE.get()) is not None:
         from dpreplication.accounting.events import ReportNoisyMaxDpEvent
 
-        ledger.add(mechanism, ReportNoisyMaxDpEvent(noise, float(scale), float(sensitivity)), count)
+        event = ReportNoisyMaxDpEvent(noise, positive("scale", scale), positive("sensitivity", sensitivity))
+        ledger.add(mechanism, event, count)
 
 
 def record_objective_perturbation(mechanism: str, noise_scale: float, curvature: float, n: int, ridge: float) -> None:
@@ -214,7 +239,13 @@ def record_objective_perturbation(mechanism: str, noise_scale: float, curvature:
     if (ledger := _ACTIVE.get()) is not None:
         from dpreplication.accounting.events import ObjectivePerturbationDpEvent
 
-        ledger.add(mechanism, ObjectivePerturbationDpEvent(float(noise_scale), float(curvature), int(n), float(ridge)))
+        event = ObjectivePerturbationDpEvent(
+            positive("noise_scale", noise_scale),
+            non_negative("curvature", curvature),
+            whole_number("n", n, minimum=1),
+            positive("ridge", ridge),
+        )
+        ledger.add(mechanism, event)
 
 
 def record_truncated_laplace(mechanism: str, scale: float, bound: float, sensitivity: float, count: int = 1) -> None:
@@ -222,7 +253,10 @@ def record_truncated_laplace(mechanism: str, scale: float, bound: float, sensiti
     if (ledger := _ACTIVE.get()) is not None:
         from dpreplication.accounting.events import TruncatedLaplaceDpEvent
 
-        ledger.add(mechanism, TruncatedLaplaceDpEvent(float(scale), float(bound), float(sensitivity)), count)
+        event = TruncatedLaplaceDpEvent(
+            positive("scale", scale), positive("bound", bound), positive("sensitivity", sensitivity)
+        )
+        ledger.add(mechanism, event, count)
 
 
 def record_dp_sgd(mechanism: str, noise_multiplier: float, sampling_probability: float, steps: int) -> None:
@@ -230,8 +264,9 @@ def record_dp_sgd(mechanism: str, noise_multiplier: float, sampling_probability:
     if (ledger := _ACTIVE.get()) is not None:
         from dp_accounting import dp_event
 
-        step = dp_event.PoissonSampledDpEvent(float(sampling_probability), dp_event.GaussianDpEvent(noise_multiplier))
-        ledger.add(mechanism, step, int(steps))
+        rate = in_unit_interval("sampling_probability", sampling_probability, include_zero=False, include_one=True)
+        noise = dp_event.GaussianDpEvent(positive("noise_multiplier", noise_multiplier))
+        ledger.add(mechanism, dp_event.PoissonSampledDpEvent(rate, noise), whole_number("steps", steps))
 
 
 def record_gaussian(mechanism: str, scale: float, sensitivity: float, count: int = 1) -> None:
@@ -239,7 +274,8 @@ def record_gaussian(mechanism: str, scale: float, sensitivity: float, count: int
     if (ledger := _ACTIVE.get()) is not None:
         from dp_accounting import dp_event
 
-        ledger.add(mechanism, dp_event.GaussianDpEvent(float(scale) / float(sensitivity)), count)
+        noise_multiplier = positive("scale", scale) / positive("sensitivity", sensitivity)
+        ledger.add(mechanism, dp_event.GaussianDpEvent(noise_multiplier), count)
 
 
 def record_library(mechanism: str, library: str, epsilon: float, delta: float = 0.0) -> None:
@@ -250,7 +286,8 @@ def record_library(mechanism: str, library: str, epsilon: float, delta: float = 
     if (ledger := _ACTIVE.get()) is not None:
         from dpreplication.accounting.events import LibraryDpEvent
 
-        ledger.add(mechanism, LibraryDpEvent(library, float(epsilon), float(delta)))
+        event = LibraryDpEvent(library, non_negative("epsilon", epsilon), in_unit_interval("delta", delta))
+        ledger.add(mechanism, event)
 
 
 def record_non_private(mechanism: str) -> None:
@@ -272,6 +309,11 @@ def relative_error(spent, stated):
     return np.where(np.isinf(spent) & np.isinf(stated), 0.0, error)
 
 
+def _worst(values) -> float:
+    """Return the largest of ``values``, NaN if any is NaN (pandas' ``max`` skips NaN)."""
+    return values.max(skipna=False)
+
+
 PROMISES = ("exact", "at most")
 """What a point's stated ε promises: exactly what it spends, or a bound on it (a conservative bound, named)."""
 
@@ -288,7 +330,9 @@ def ledger_table(rows, by, *, stated="epsilon", non_private=None, release=("repe
     ``|spent/stated - 1|`` of the point's releases: 0 up to float error when every release spent
     exactly what it states; an over- or under-spending release shows as a positive error. Where the
     stated ε is a bound (``promise="at most"``) only overspending is an error, ``max(spent/stated -
-    1, 0)``, and ``spent_share`` (the largest ``spent/stated``) reports the underspending.
+    1, 0)``, and ``spent_share`` (the largest ``spent/stated``) reports the underspending. A release
+    whose spent (or stated) ε is NaN makes its point's worst error NaN, never a smaller one: the
+    claim that reads it then fails instead of passing on the other releases.
     """
     if promise not in PROMISES:
         raise ValueError(f"promise must be one of {PROMISES}, got {promise!r}")
@@ -310,7 +354,7 @@ def ledger_table(rows, by, *, stated="epsilon", non_private=None, release=("repe
         released["ledger_error"] = np.maximum(released["spent_share"] - 1.0, 0.0)
     named = {"budget_share": ("budget_share", "first")} if "budget_share" in released else {}
     if promise != "exact":
-        named["spent_share"] = ("spent_share", "max")
+        named["spent_share"] = ("spent_share", _worst)
     table = released.groupby(keys, dropna=False, sort=False).agg(
         **named,
         stated_epsilon=("stated_epsilon", "first"),
@@ -321,7 +365,7 @@ def ledger_table(rows, by, *, stated="epsilon", non_private=None, release=("repe
         draws_min=("draws", "min"),
         draws_max=("draws", "max"),
         mechanisms=("mechanisms", lambda names: " | ".join(dict.fromkeys(names))),
-        ledger_error=("ledger_error", "max"),
+        ledger_error=("ledger_error", _worst),
     )
     failures = releases.loc[failed].groupby(keys, dropna=False, sort=False).size().rename("failed_releases")
     table = table.join(failures).fillna({"failed_releases": 0}).reset_index()
@@ -338,5 +382,5 @@ def ledger_digest(table) -> dict:
         "releases": int(table["releases"].sum()),
         "failed_releases": int(table["failed_releases"].sum()),
         "mechanisms": mechanisms,
-        "worst_ledger_error": float(table["ledger_error"].max()) if len(table) else None,
+        "worst_ledger_error": float(table["ledger_error"].max(skipna=False)) if len(table) else None,
     }

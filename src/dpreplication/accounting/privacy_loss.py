@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dpreplication.validation import non_negative_array
+
 
 def max_privacy_loss(pmf, neighbour_pmf) -> float:
     """``max_r |ln P(r) − ln P'(r)|`` of two output pmfs on neighbouring inputs.
@@ -27,8 +29,13 @@ def max_privacy_loss(pmf, neighbour_pmf) -> float:
     float
         The largest absolute log-ratio: ``∞`` where exactly one pmf is 0; an output that neither
         input can produce (both 0) carries no privacy loss.
+
+    Raises
+    ------
+    ValueError
+        If a probability is negative or not finite (a NaN used to come back as the loss).
     """
-    p, q = np.asarray(pmf, dtype=float), np.asarray(neighbour_pmf, dtype=float)
+    p, q = non_negative_array("pmf", pmf), non_negative_array("neighbour_pmf", neighbour_pmf)
     with np.errstate(divide="ignore", invalid="ignore"):
         loss = np.abs(np.log(p) - np.log(q))
     return float(np.max(np.where((p == 0) & (q == 0), 0.0, loss)))

@@ -44,7 +44,7 @@ from dpreplication.mechanisms.majority import (
     poisson_binomial_pmf,
     validate_ensemble_size,
 )
-from dpreplication.validation import in_unit_interval, non_negative
+from dpreplication.validation import in_unit_interval, non_negative, positive, whole_number
 
 UNIT_ROUNDOFF = float(np.finfo(float).eps) / 2
 """``u = 2⁻⁵³``: a float64 operation's relative rounding error is at most ``u``."""
@@ -197,6 +197,7 @@ def verify_privacy(
     True
     """
     _target(m, epsilon, delta)
+    non_negative("tolerance", tolerance)
     on_d, on_d_prime = signed_gamma_sums(gamma, K, epsilon, Delta)
     cost = on_d - np.exp(m * epsilon) * on_d_prime
     worst_one, worst_zero = int(np.argmax(cost)), int(np.argmin(cost))
@@ -259,6 +260,8 @@ def effective_budget(
         is private at ``m = 0`` and ``inf`` if not at ``m_max``.
     """
     _target(0.0 if m_max is None else m_max, epsilon, delta)
+    non_negative("tolerance", tolerance)
+    positive("resolution", resolution)
     on_d, on_d_prime = signed_gamma_sums(gamma, K, epsilon, Delta)
 
     def private(m):
@@ -401,6 +404,8 @@ def brute_force_privacy_check(
     BruteForceReport
         The largest gap found and where.
     """
+    whole_number("n_points", n_points, minimum=1)
+    whole_number("batch", batch, minimum=1)
     best, best_p, best_q = -np.inf, None, None
     for start in range(0, n_points, batch):
         p, q = sample_feasible_pairs(min(batch, n_points - start), K, epsilon, Delta, rng, near_vertex_fraction)
@@ -464,6 +469,7 @@ def iid_privacy_violation(
         The largest violation in the units of ``f`` over the grid.
     """
     _target(m, epsilon, delta)
+    whole_number("n_grid", n_grid, minimum=2)
     p = np.linspace(0.0, 1.0, n_grid)
     lo, hi = feasible_interval(p, epsilon, Delta)
     q = lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, n_grid)[None, :]

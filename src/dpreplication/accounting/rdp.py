@@ -26,7 +26,7 @@ import numpy as np
 from scipy import special
 
 from dpreplication.docstrings import parameter_entries, shared_parameters
-from dpreplication.validation import RAISES, in_unit_interval, non_negative, positive
+from dpreplication.validation import RAISES, in_unit_interval, non_negative, non_negative_array, positive
 
 DEFAULT_ORDERS = np.arange(2, 1001)
 """Integer RDP orders ``α``; for σ = 10 and q ≈ 1/32 the optimum is far inside (α* ≈ 150–200)."""
@@ -126,7 +126,7 @@ def rdp_to_epsilon(rdp, orders, delta: float) -> tuple[float, float]:
 
     Parameters
     ----------
-    rdp : array_like of float, ≥ 0
+    rdp : array_like of float, ≥ 0 (∞ allowed)
         RDP ``ε_α`` (already composed) at each order.
     orders : array_like of float, each > 1
         The orders ``α`` of ``rdp``, increasing.
@@ -140,16 +140,15 @@ def rdp_to_epsilon(rdp, orders, delta: float) -> tuple[float, float]:
     Raises
     ------
     ValueError
-        If ``δ`` is not in ``(0, 1)``, an order is not ``> 1``, an RDP value is NaN, or
-        the optimum sits on the largest order (widen the grid).
+        If ``δ`` is not in ``(0, 1)``, an order is not ``> 1``, an RDP value is negative or NaN
+        (either would lower ε), or the optimum sits on the largest order (widen the grid).
     """
     _delta(delta)
     orders = np.asarray(orders, dtype=float)
     if not np.all(orders > 1):
         raise ValueError(f"RDP orders must all be > 1, got {orders!r}")
-    if np.any(np.isnan(rdp)):
-        raise ValueError(f"RDP values must not be NaN, got {rdp!r}")
-    epsilon = np.asarray(rdp) + np.log1p(-1.0 / orders) - (np.log(delta) + np.log(orders)) / (orders - 1.0)
+    rdp = non_negative_array("rdp", rdp, allow_infinity=True)
+    epsilon = rdp + np.log1p(-1.0 / orders) - (np.log(delta) + np.log(orders)) / (orders - 1.0)
     best = int(np.argmin(epsilon))
     if best == orders.size - 1 and orders.size > 1:
         raise ValueError(f"the optimal RDP order is the largest one ({orders[-1]:g}); extend the orders")
