@@ -10,7 +10,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: bench-repetition other-cpu paper-slice replicate readme figure-map quick check-figures test test-fast mutants references instruction-sets report bench cluster-resources lock clean-results
+.PHONY: bench-repetition lint other-cpu paper-slice replicate readme figure-map quick check-figures test test-fast mutants references instruction-sets report bench cluster-resources lock clean-results
 
 replicate: $(VENV)/installed
 	$(SNAKEMAKE)
@@ -38,6 +38,16 @@ PYTEST_WORKERS := --numprocesses auto --dist loadfile --no-loadscope-reorder
 
 test: $(VENV)/installed
 	$(PYTHON) -m pytest $(PYTEST_WORKERS)
+
+# Ruff's linter and formatter on the package, workflow scripts, tests and benchmarks; snakefmt and
+# Snakemake's linter (rule files hold rules, helpers live in common.smk, every rule has its log and
+# conda directives) on the workflow. The first step of .ci/run: a style slip fails in seconds.
+lint: $(VENV)/installed
+	$(VENV)/bin/ruff check src tests workflow benchmarks
+	$(VENV)/bin/ruff format --check src tests workflow benchmarks
+	$(VENV)/bin/snakefmt --check --diff Snakefile workflow/rules
+	$(SNAKEMAKE) --lint --config profile=quick > $(VENV)/snakemake-lint.txt 2>&1 || { cat $(VENV)/snakemake-lint.txt; exit 1; }
+	! grep -q "Lints for" $(VENV)/snakemake-lint.txt || { cat $(VENV)/snakemake-lint.txt; exit 1; }
 
 test-fast: $(VENV)/installed
 	$(PYTHON) -m pytest $(PYTEST_WORKERS) -m "not workflow"
