@@ -14,7 +14,8 @@ tasks hold ``[X, 1]`` sparse where its columns are mostly one value
 ``m' = 1``), each at most one coordinate from it, are scored from the parent's margins: one or
 two passes over the rows per distinct move (:meth:`LinearFitness.scores`), the same sums up to
 rounding. The selections, and so every released model, have been bit-identical to those of the
-plain matrix product in every comparison run (``tests/learning/test_fitness.py``).
+plain matrix product in every comparison run (``tests/learning/test_genetic.py``,
+``benchmarks/repetition_against.py``).
 
 Dampening factors (spec §2.3, paper Eq. 7–8, 11, 13, 15, 16, 18) depend only on the public
 candidate set. ``Δ1`` bounds twice the range of ``q(·, ω)`` over the tuple domain (plain
@@ -183,10 +184,9 @@ class LinearFitness:
     def _parent_margins(self, parent: np.ndarray) -> np.ndarray:
         """``z = X̃ω`` of ``parent``, carried from the last parent's margins when it is one coordinate away.
 
-        A parent is the child of the last one: one column, ``O(n)``; else one product, ``O(n d)``.
-
-        The chain starts again at every scoring without a parent (a run's first generation), so that a
-        run's scores do not depend on the runs before it on the same fitness.
+        A run's parent is a child of the last one: one column, ``O(n)``, instead of one product,
+        ``O(n d)``. The chain starts again at every scoring without a parent (a run's first
+        generation), so that a run's scores do not depend on the runs before it on the same fitness.
         """
         if self._last_parent is not None:
             last, margins = self._last_parent
