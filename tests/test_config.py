@@ -13,6 +13,7 @@ from snakemake.utils import validate
 from dpreplication.pipeline.config import (
     BASE_CONFIG,
     PROFILES,
+    ConfigurationError,
     load_yaml,
     merge_config,
     profile_config,
@@ -166,3 +167,122 @@ def test_privgene_defaults_have_one_value_in_the_schema_and_the_code():
     assert set(algorithm) - fields == {"svm_C", "kmeans_delta_factor"}
     assert algorithm["svm_C"] == models.PRIVATE_SVM_C == MethodSettings().svm_C
     assert algorithm["kmeans_delta_factor"] == KMeansFitness.__init__.__defaults__[0]
+
+
+# --------------------------------------------------------------------------- bad input (issue #51)
+
+
+def numeric_lists(node, path=""):
+    """(key path, subschema) of every list of numbers (or of [ε, δ] points) the schema declares."""
+    for key, sub in node.get("properties", {}).items():
+        items = sub.get("items", {}) if isinstance(sub.get("items"), dict) else {}
+        kinds = {items.get("type"), items.get("$ref", "").rsplit("/", 1)[-1]}
+        if "array" in str(sub.get("type")) and kinds & {"number", "integer", "epsilon", "count", "tl_point"}:
+            yield f"{path}{key}", sub
+        yield from numeric_lists(sub, f"{path}{key}.")
+
+
+def test_every_grid_refuses_a_repeated_value():
+    """A grid (ε, δ, c, sample sizes, points, …) with a repeated value used to validate and then
+    crash its job in pandas; every list of numbers is a grid, except a [from, to] range and the
+    two DaRRM classes (checked apart, row 12 of docs/faults.md)."""
+    schema = yaml.safe_load(SCHEMA.read_text())
+    budgets = schema["$defs"]["budgets"]  # the ms of every DaRRM figure
+    grids = {path: sub for path, sub in numeric_lists(schema) if not path.endswith(("_range", ".classes"))}
+    assert len(grids) >= 29 and budgets["uniqueItems"] is True
+    assert [path for path, sub in grids.items() if sub.get("uniqueItems") is not True] == []
+
+
+@pytest.mark.parametrize(
+    "overlay, line",
+    [
+        (
+            {"privgene": {"choice_of_c": {"c_grid": [0.0005, 0.0005, 0.00125]}}},
+            "config key 'privgene.choice_of_c.c_grid': [0.0005, 0.0005, 0.00125] has non-unique elements",
+        ),
+        (
+            {"truncated_laplace": {"monte_carlo": {"points": [[1, 1.0e-6], [1.0, 1.0e-6]]}}},
+            "config key 'truncated_laplace.monte_carlo.points': [[1, 1e-06], [1.0, 1e-06]] has non-unique elements",
+        ),
+        (
+            {"darrm": {"f2_gamma_shapes": {"ms": [3, 5, 3]}}},
+            "config key 'darrm.f2_gamma_shapes.ms': [3, 5, 3] has non-unique elements",
+        ),
+    ],
+)
+def test_a_repeated_grid_value_is_refused_naming_the_key(overlay, line):
+    with pytest.raises(ConfigurationError) as refused:
+        with_defaults(merge_config(profile_config("quick", REPO), overlay), SCHEMA)
+    assert str(refused.value).splitlines() == ["invalid configuration:", line]
+
+
+def test_problems_are_one_line_each_naming_the_key_with_the_value_cut_to_80_characters():
+    """Before: the first problem only, in Snakemake's multi-line ``ValidationError`` that printed the
+    whole offending value and the schema beside it."""
+    config = merge_config(
+        profile_config("quick", REPO),
+        {"seed": -1, "permute_and_flip": {"tv_convergence": {"epsilon": "x" * 500, "epsilonn": 2}}},
+    )
+    with pytest.raises(ConfigurationError) as refused:
+        with_defaults(config, SCHEMA)
+    assert str(refused.value).splitlines() == [
+        "invalid configuration:",
+        "config key 'permute_and_flip.tv_convergence': Additional properties are not allowed ('epsilonn' was unexpected)",
+        f"config key 'permute_and_flip.tv_convergence.epsilon': '{'x' * 78}… is not of type 'number'",
+        "config key 'seed': -1 is less than the minimum of 0",
+    ]
+
+
+@pytest.mark.parametrize("profile", ["quick", "default", "paper"])
+def test_the_defaults_are_snakemakes(profile):
+    """:func:`with_defaults` collects every problem with Snakemake's validator and fills the same defaults."""
+    merged = merge_config(load_yaml(REPO / BASE_CONFIG), load_yaml(REPO / PROFILES / f"{profile}.yaml"))
+    merged["profile"] = profile
+    theirs = json.loads(json.dumps(merged))
+    validate(theirs, str(SCHEMA), set_default=True)
+    assert json.dumps(with_defaults(merged, SCHEMA), sort_keys=True) == json.dumps(theirs, sort_keys=True)
+
+
+def alias_bomb(levels: int) -> str:
+    """A YAML overlay of about 400 bytes whose aliases expand to 10^(levels + 1) values under one ε."""
+    anchors = ["a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"]
+    anchors += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, levels + 1)]
+    return "\n".join([*anchors, f"permute_and_flip: {{tv_convergence: {{epsilon: *a{levels}}}}}", ""])
+
+
+def test_an_alias_bomb_is_refused_before_it_is_built_or_validated(tmp_path):
+    """A 400-byte file that expands to 10^7 values: read here, refused before PyYAML builds it;
+    read by Snakemake (which builds it, sharing what an alias names), refused before the schema
+    walks it. It used to hang the config check, and at 6 levels print a 33 MB error."""
+    import time
+
+    from snakemake.common.configfile import load_configfile
+
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(alias_bomb(6))
+    with pytest.raises(
+        ValueError, match=rf"^{bomb}: its YAML aliases expand it to 23,456,801 nodes, 23,456,771 beyond the 30 written"
+    ):
+        load_yaml(bomb)
+    loaded = {k: v for k, v in load_configfile(str(bomb)).items() if not k.startswith("a")}
+    start = time.process_time()
+    with pytest.raises(ConfigurationError) as refused:
+        with_defaults(merge_config(profile_config("quick", REPO), loaded), SCHEMA)
+    assert time.process_time() - start < 2 and len(str(refused.value)) < 400
+    assert "config key 'permute_and_flip.tv_convergence.epsilon[" in str(refused.value)
+    assert "holds more than 100,000 values once its YAML aliases are expanded" in str(refused.value)
+
+
+def test_a_small_alias_still_reads_and_a_large_or_recursive_one_does_not(tmp_path):
+    """config/config.yaml names its Monte Carlo points once (``&tl_mc_points``); a file over 1 MB is
+    refused unread, a recursive alias named by its line."""
+    monte_carlo = load_yaml(REPO / BASE_CONFIG)["truncated_laplace"]["monte_carlo"]
+    assert monte_carlo["library_points"] == monte_carlo["points"] and len(monte_carlo["points"]) == 20
+    large = tmp_path / "large.yaml"
+    large.write_text("seed: 1\n" + "# padding\n" * 110_000)
+    with pytest.raises(ValueError, match=rf"^{large}: 1,100,008 bytes, over the 1,000,000 a YAML file may hold"):
+        load_yaml(large)
+    recursive = tmp_path / "recursive.yaml"
+    recursive.write_text("seed: 1\nloop: &loop [*loop]\n")
+    with pytest.raises(ValueError, match=rf"^{recursive}: a recursive YAML alias at line 2, column 7"):
+        load_yaml(recursive)

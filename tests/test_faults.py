@@ -425,7 +425,12 @@ def test_a_profile_that_would_not_apply_stops_the_run(arguments, checkout, tmp_p
         ("darrm={teacher_ablation: {m: 12}}", "config key 'darrm.teacher_ablation.m': 12 not in [1, K]"),
         ("permute_and_flip={tv_convergence: {epsilonn: 2}}", "Additional properties are not allowed ('epsilonn' was"),
         ("permute_and_flip={tv_convergence: {epsilon: -2}}", "-2 is less than or equal to the minimum of 0"),  # typed
-        ("darrm={f2_gamma_shapes: {K: 10}}", "On instance['darrm']['f2_gamma_shapes']['K']"),
+        ("darrm={f2_gamma_shapes: {K: 10}}", "config key 'darrm.f2_gamma_shapes.K': 10 should not be valid under"),
+        # A repeated grid value (it used to validate, then crash its job in pandas):
+        (
+            "privgene={choice_of_c: {c_grid: [0.0005, 0.0005, 0.00125]}}",
+            "config key 'privgene.choice_of_c.c_grid': [0.0005, 0.0005, 0.00125] has non-unique elements",
+        ),
         # Values JSON Schema lets through (NaN fails every minimum comparison, 1e3 counts as an integer):
         (
             "permute_and_flip={tv_convergence: {epsilon: nan}}",

@@ -3,12 +3,15 @@
 One home for the checks of privacy parameters (ε, δ, Δ, σ, budgets): every message names the
 argument, its valid range and the value received, e.g. ``epsilon must be positive and finite,
 got nan``. Every comparison is written so that NaN fails it (``if not value > 0: raise``), and
-every range is finite unless it says otherwise.
+every range is finite unless it says otherwise. The YAML files a user writes (the configuration,
+the claim registries) are read by :func:`yaml_file`, which refuses a file too large, or whose
+aliases expand too far, before it is built.
 """
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -156,3 +159,83 @@ def within_budget(mechanism: str, spent, allowed, *, relative_slack: float = 0.0
         raise ValueError(f"{mechanism}: the budget must be a finite ε ≥ 0, got {allowed!r}")
     if not spent <= allowed * (1.0 + relative_slack):
         raise ValueError(f"{mechanism} spends ε = {spent!r}, over its budget ε = {allowed!r}")
+
+
+# =========================================================================== YAML files a user writes
+
+YAML_MAX_BYTES = 1_000_000
+"""The largest configuration or claim registry read (the largest registry is 120 kB): larger is refused unread."""
+YAML_MAX_ALIAS_NODES = 10_000
+"""The most nodes YAML aliases may add to a document beyond those written. An alias bomb (1 kB of
+nested ``&a [*b, *b, …]`` that expands to millions of nodes) is refused before it is built."""
+
+
+def yaml_file(path: str | Path, *, max_bytes: int = YAML_MAX_BYTES, max_alias_nodes: int = YAML_MAX_ALIAS_NODES):
+    """Return the YAML document in ``path`` (safe types; ``None`` if empty), within the limits.
+
+    Raises
+    ------
+    ValueError
+        Naming the file, if it is over ``max_bytes`` (checked before it is read) or its aliases add
+        more than ``max_alias_nodes`` nodes (:func:`yaml_text`).
+    """
+    size = Path(path).stat().st_size
+    if size > max_bytes:
+        raise ValueError(f"{path}: {size:,} bytes, over the {max_bytes:,} a YAML file may hold; refused unread")
+    return yaml_text(Path(path).read_text(), str(path), max_bytes=max_bytes, max_alias_nodes=max_alias_nodes)
+
+
+def yaml_text(text: str, source: str, *, max_bytes: int = YAML_MAX_BYTES, max_alias_nodes: int = YAML_MAX_ALIAS_NODES):
+    """Return the YAML document ``text`` read from ``source`` (safe types; ``None`` if empty), within the limits.
+
+    The document is composed (its node graph, where an alias is one shared node) and its size with
+    every alias expanded counted before any Python object is built: more than ``max_alias_nodes``
+    nodes beyond those written, a recursive alias, nesting deeper than Python's recursion limit or
+    more than ``max_bytes`` raise ``ValueError`` naming ``source``; a syntax error raises
+    ``yaml.YAMLError``, whose marks name ``source``.
+    """
+    import yaml
+
+    if len(text.encode()) > max_bytes:
+        raise ValueError(f"{source}: {len(text.encode()):,} bytes, over the {max_bytes:,} a YAML text may hold")
+    loader = yaml.SafeLoader(text)
+    loader.name = source
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        written, expanded = _yaml_nodes(node, source)
+        if expanded - written > max_alias_nodes:
+            raise ValueError(
+                f"{source}: its YAML aliases expand it to {expanded:,} nodes, {expanded - written:,} beyond the "
+                f"{written:,} written (at most {max_alias_nodes:,}); refused before it is built"
+            )
+        return loader.construct_document(node)
+    except RecursionError:
+        raise ValueError(f"{source}: YAML nested too deeply to read") from None
+    finally:
+        loader.dispose()
+
+
+def _yaml_nodes(root, source: str) -> tuple[int, int]:
+    """``(distinct nodes, nodes with every alias expanded)`` of a composed YAML document, without recursion."""
+    import yaml
+
+    def children(node):
+        if isinstance(node, yaml.MappingNode):
+            return [part for pair in node.value for part in pair]
+        return node.value if isinstance(node, yaml.SequenceNode) else []
+
+    sizes, open_nodes, stack = {}, set(), [(root, False)]
+    while stack:
+        node, closing = stack.pop()
+        if closing:
+            open_nodes.discard(id(node))
+            sizes[id(node)] = 1 + sum(sizes[id(child)] for child in children(node))
+        elif id(node) not in sizes:
+            if id(node) in open_nodes:
+                mark = node.start_mark
+                raise ValueError(f"{source}: a recursive YAML alias at line {mark.line + 1}, column {mark.column + 1}")
+            open_nodes.add(id(node))
+            stack += [(node, True), *((child, False) for child in children(node))]
+    return len(sizes), sizes[id(root)]

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import yaml
 
+from dpreplication.validation import yaml_file, yaml_text
+
 THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 """One thread per job: floating-point sums in one order; Snakemake runs jobs in parallel instead."""
 INSTRUCTION_SETS = {
@@ -119,8 +121,106 @@ NOT_RESULTS = ("variant", "data")
 
 
 def load_yaml(path: str | Path) -> dict:
-    """Return the YAML mapping in ``path`` (``{}`` for an empty file)."""
-    return yaml.safe_load(Path(path).read_text()) or {}
+    """Return the YAML mapping in ``path`` (``{}`` for an empty file).
+
+    Read by :func:`dpreplication.validation.yaml_file`: a file over 1 MB, or whose aliases expand
+    beyond 10,000 nodes, is refused (``ValueError`` naming it) before it is parsed or built.
+    """
+    return yaml_file(path) or {}
+
+
+class ConfigurationError(ValueError):
+    """A configuration the schema or its size limit refuses: one line per problem, each naming its key."""
+
+
+CONFIG_MAX_VALUES = 100_000
+"""The most values (mappings, lists and leaves, every YAML alias expanded) a configuration may hold;
+the committed profiles hold about 900. A larger one is refused before it is validated: validation
+walks every value, and its error message used to print the whole value (33 MB for a 1 kB alias bomb)."""
+SHOWN_VALUE = 80
+"""Characters of an offending value a problem shows (the rest elided with …)."""
+SHOWN_PROBLEMS = 20
+"""Problems listed one per line; the count of the rest follows."""
+
+
+def _key_path(path) -> str:
+    """Spell a key path as the messages do: ``darrm.f2_gamma_shapes.ms[1]``."""
+    spelled = ""
+    for part in path:
+        spelled += f"[{part}]" if isinstance(part, int) else (f".{part}" if spelled else str(part))
+    return spelled
+
+
+def _cut(text: str, width: int = SHOWN_VALUE) -> str:
+    """``text`` cut to ``width`` characters (``…`` marks a cut)."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def size_problem(config, limit: int = CONFIG_MAX_VALUES) -> str:
+    """``""`` unless ``config`` holds more than ``limit`` values (aliases expanded); else the key where it ran over.
+
+    Counted without expanding anything: at most ``limit`` values are visited, however far a YAML
+    alias bomb would expand.
+    """
+    count, stack = 0, [((), config)]
+    while stack:
+        path, value = stack.pop()
+        count += 1
+        if count > limit:
+            return (
+                f"config key '{_cut(_key_path(path))}': the configuration holds more than {limit:,} values "
+                "once its YAML aliases are expanded (the profiles hold about 900); refused before validation"
+            )
+        if isinstance(value, dict):
+            stack += [((*path, key), item) for key, item in value.items()]
+        elif isinstance(value, list | tuple):
+            stack += [((*path, index), item) for index, item in enumerate(value)]
+    return ""
+
+
+def _default_setting_validator(schema: dict):
+    """Return the schema's validator that fills defaults as it goes, as ``snakemake.utils.validate`` does.
+
+    Defaults are set only where the instance is a mapping (Snakemake's raised ``AttributeError``
+    on a list given for a section).
+    """
+    from jsonschema import Draft202012Validator, validators
+
+    properties = Draft202012Validator.VALIDATORS["properties"]
+
+    def set_defaults(validator, declared, instance, subschema):
+        if isinstance(instance, dict):
+            for key, entry in declared.items():
+                if "default" in entry:
+                    instance.setdefault(key, copy.deepcopy(entry["default"]))
+        yield from properties(validator, declared, instance, subschema)
+
+    return validators.extend(Draft202012Validator, {"properties": set_defaults})(schema)
+
+
+def schema_problems(config: dict, schema: dict) -> list[str]:
+    """Return one line per value the schema refuses: ``config key '<path>': <why>``, the value cut to 80 characters.
+
+    ``config`` gets the schema's defaults filled in, as Snakemake's validation does. Sorted by key path.
+    """
+    problems = []
+    for error in sorted(
+        _default_setting_validator(schema).iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path]
+    ):
+        message, value = error.message, repr(error.instance)
+        if message.startswith(value):
+            message = _cut(value) + message[len(value) :]
+        where = f"config key '{_key_path(error.absolute_path)}'" if error.absolute_path else "config"
+        problems.append(f"{where}: {_cut(message, 4 * SHOWN_VALUE)}")
+    return problems
+
+
+def _refuse(problems: list[str]) -> None:
+    """Raise :class:`ConfigurationError` listing ``problems`` (the first :data:`SHOWN_PROBLEMS`), if any."""
+    if problems:
+        rest = len(problems) - SHOWN_PROBLEMS
+        listed = problems[:SHOWN_PROBLEMS] + ([f"… and {rest} more"] if rest > 0 else [])
+        raise ConfigurationError("invalid configuration:\n" + "\n".join(listed))
 
 
 SCHEMA = Path("workflow/schemas/config.schema.yaml")
@@ -178,14 +278,16 @@ def _in_schema_order(value, subschema: dict, definitions: dict):
 def with_defaults(config: dict, schema_path: str | Path = SCHEMA) -> dict:
     """``config`` validated against the schema, every missing key filled with its schema default.
 
-    A ``jsonschema.ValidationError`` names the first problem. Mappings come in schema order; the
-    argument is not modified.
+    The validator is Snakemake's (``snakemake.utils.validate(..., set_default=True)``: JSON Schema
+    2020-12, defaults set as each mapping is validated), but every problem is collected. A
+    configuration of more than :data:`CONFIG_MAX_VALUES` values, or one the schema refuses, raises
+    :class:`ConfigurationError`: one line per problem, naming its key and showing the value cut to
+    80 characters. Mappings come in schema order; the argument is not modified.
     """
-    from snakemake.utils import validate  # the workflow's own validator: the same defaults, the same errors
-
-    resolved = copy.deepcopy(config)
-    validate(resolved, str(schema_path), set_default=True)
+    _refuse([problem] if (problem := size_problem(config)) else [])
     schema = load_yaml(schema_path)
+    resolved = copy.deepcopy(config)
+    _refuse(schema_problems(resolved, schema))  # fills the defaults in as it validates
     return _in_schema_order(resolved, schema, schema.get("$defs", {}))
 
 
@@ -204,7 +306,7 @@ def committed_yaml(checkout: Path, relative: Path) -> dict:
         )
     except (OSError, subprocess.CalledProcessError):
         return load_yaml(checkout / relative)
-    return yaml.safe_load(shown.stdout) or {}
+    return yaml_text(shown.stdout, f"{relative.as_posix()} (as committed)") or {}
 
 
 def profile_config(profile: str = "default", checkout: str | Path = ".") -> dict:
@@ -238,7 +340,7 @@ def typed_value(value):
         except ValueError:
             pass
     try:
-        return yaml.safe_load(value)
+        return yaml_text(value, f"--config value {_cut(repr(value))}")
     except yaml.YAMLError:
         return value
 
