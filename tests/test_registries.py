@@ -2,6 +2,7 @@
 each loads and belongs to its paper, judges only tables its paper's rules publish, and, judged on
 the committed quick-profile references, gives the statuses recorded in the reference scorecard."""
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -109,6 +110,75 @@ def test_a_non_finite_expected_value_or_tolerance_is_refused_naming_the_claim(nu
     path.write_text(yaml.safe_dump({"paper": "p", "claims": [entry, {**entry, "id": "bad", number: value}]}))
     with pytest.raises(ValueError, match=f"claim bad: {number} must be (a )?finite"):
         load_registry(path)
+
+
+ENTRY = {"id": "ok", "section": "s", "claim": "x", "expected": 0.5, "kind": "paper", "comparison": "le"}
+ENTRY |= {"from": {"table": "t", "column": "value"}, "tolerance": 0.1}
+
+
+def registry_text(*entries, **document) -> str:
+    """A registry of ``entries`` (the first one ``ENTRY``), with ``document``'s keys beside ``paper`` and ``claims``."""
+    return yaml.dump({"paper": "p", "claims": [ENTRY, *entries], **document}, Dumper=NoAliases, sort_keys=False)
+
+
+class NoAliases(yaml.SafeDumper):
+    """Write a value shared by two entries twice, not as an anchor and an alias."""
+
+    def ignore_aliases(self, data):
+        return True
+
+
+@pytest.mark.parametrize(
+    "numbers, key",
+    [
+        ("expected: 0.5, tolerance: yes", "tolerance"),
+        ("expected: 0.5, tolerance: on", "tolerance"),
+        ("expected: true, tolerance: 0.1", "expected"),
+        ("tolerance: 0.1, cases: [{K: 3, expected: no}]", "expected"),
+    ],
+)
+def test_a_yaml_boolean_where_a_number_is_expected_is_refused_naming_the_claim(numbers, key, tmp_path):
+    """``tolerance: yes`` used to read as 1.0, so that a value of 1.4 passed "≤ 0.5"."""
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        registry_text()
+        + f"- {{id: bad, section: s, claim: x, kind: paper, comparison: le, from: {{table: t, column: v}}, {numbers}}}\n"
+    )
+    with pytest.raises(ValueError, match=rf"^claim bad: {key} must be a number, got (True|False) \(YAML reads yes"):
+        load_registry(path)
+
+
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        (ENTRY | {"id": "bad", "tolerence": 0.1}, "claim bad: unknown key 'tolerence' (known: cases, claim, "),
+        (ENTRY | {"id": "bad", "from": {"table": "t", "column": "v", "reduse": "max"}}, "claim bad: from: unknown key 'reduse'"),
+        (ENTRY | {"id": "bad", "from": "t.value"}, "claim bad: from must be a mapping, got 't.value'"),
+        ("a claim", "a claim must be a mapping, got 'a claim'"),
+    ],
+)  # fmt: skip
+def test_an_unknown_key_is_refused_naming_the_claim_and_the_key(entry, message, tmp_path):
+    """A misspelt key used to be dropped (``from``, the document) or to raise a ``TypeError`` that
+    named no claim (an entry)."""
+    path = tmp_path / "p.yaml"
+    path.write_text(registry_text(entry))
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_registry(path)
+    path.write_text(registry_text(draw={"t": "interval"}))
+    with pytest.raises(ValueError, match=re.escape(f"{path}: unknown key 'draw' (known: claims, draws, paper)")):
+        load_registry(path)
+
+
+def test_a_registry_alias_bomb_or_one_over_1_mb_is_refused_before_it_is_built(tmp_path):
+    bomb = tmp_path / "bomb.yaml"
+    anchors = "".join(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 7))
+    bomb.write_text("a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + anchors + registry_text())
+    with pytest.raises(ValueError, match=re.escape(f"{bomb}: its YAML aliases expand it to 12,345,")):
+        load_registry(bomb)
+    large = tmp_path / "large.yaml"
+    large.write_text(registry_text() + "# padding\n" * 100_000)
+    with pytest.raises(ValueError, match=re.escape(f"{large}: 1,000,")):
+        load_registry(large)
 
 
 @pytest.mark.parametrize("paper", sorted(MINIMUM_CLAIMS))

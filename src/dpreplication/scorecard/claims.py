@@ -39,10 +39,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from dpreplication.scorecard.uncertainty import Z95, interval_verdict, p_decisive, runs_to_resolve
 from dpreplication.tables import DATA_STATUS_COLUMN
+from dpreplication.validation import yaml_file
 
 COLUMNS = [
     "paper",
@@ -144,6 +144,8 @@ class Claim:
             )
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.id}: kind must be one of {list(KINDS)}, got {self.kind!r}")
+        if isinstance(self.expected, bool) or isinstance(self.tolerance, bool):
+            raise ValueError(f"claim {self.id}: expected and tolerance must be numbers, not booleans")
         if not math.isfinite(self.expected):
             raise ValueError(f"claim {self.id}: expected must be a finite number, got {self.expected}")
         if not (math.isfinite(self.tolerance) and self.tolerance >= 0):
@@ -257,33 +259,83 @@ def expand_cases(entry: dict) -> list[dict]:
     return claims
 
 
+REGISTRY_KEYS = frozenset({"paper", "draws", "claims"})
+"""The keys of a registry document."""
+ENTRY_KEYS = frozenset(
+    {
+        "id",
+        "section",
+        "claim",
+        "expected",
+        "comparison",
+        "tolerance",
+        "kind",
+        "from",
+        "reading",
+        "quote",
+        "cases",
+        "deviation",
+    }
+)
+"""The keys of a registry entry (a case's other keys are columns it selects)."""
+SOURCE_KEYS = frozenset({"table", "column", "select", "reduce"})
+"""The keys of an entry's ``from``."""
+NUMBERS = ("expected", "tolerance")
+"""The numbers of an entry: a YAML boolean (``yes``, ``on``, ``true``) is not one."""
+
+
+def _unknown_keys(mapping, known, where: str) -> None:
+    """Refuse a mapping with a key outside ``known`` (or that is not a mapping), naming ``where`` and the key."""
+    if not isinstance(mapping, dict):
+        raise ValueError(f"{where} must be a mapping, got {mapping!r:.80}")
+    if unknown := sorted(map(str, set(mapping) - known)):
+        raise ValueError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})")
+
+
+def _number(entry: dict, key: str) -> float:
+    """``entry[key]`` as a float: a number, or text YAML 1.1 left unread ("1e-09"); never a boolean."""
+    value = entry[key]
+    if isinstance(value, bool):
+        raise ValueError(
+            f"claim {entry.get('id')}: {key} must be a number, got {value!r} "
+            "(YAML reads yes, no, on, off, true and false as booleans)"
+        )
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"claim {entry.get('id')}: {key} must be a number, got {value!r:.80}") from None
+
+
 def load_registry(path: str | Path) -> list[Claim]:
     """Read the claims of ``workflow/claims/<paper>.yaml``, checking the registry.
 
-    Ids unique, evidence ids present and not themselves deviations (nor the claim itself), every
-    template placeholder a claim id of the registry (or reproduced/expected), every ``draws:`` entry
-    a known kind; else ``ValueError``. A claim's ``draws`` is its column's entry (``table.column``),
-    else its table's, else ``exact``.
+    Read by :func:`dpreplication.validation.yaml_file` (over 1 MB, or aliases expanding beyond
+    10,000 nodes: refused before it is built). Only known keys (:data:`ENTRY_KEYS`,
+    :data:`SOURCE_KEYS`), each ``expected`` and ``tolerance`` a number and not a YAML boolean
+    (``tolerance: yes`` used to read as 1.0), ids unique, evidence ids present and not themselves
+    deviations (nor the claim itself), every template placeholder a claim id of the registry (or
+    reproduced/expected), every ``draws:`` entry a known kind; else ``ValueError`` naming the claim
+    and the key. A claim's ``draws`` is its column's entry (``table.column``), else its table's,
+    else ``exact``.
     """
-    document = yaml.safe_load(Path(path).read_text())
+    document = yaml_file(path)
+    _unknown_keys(document, REGISTRY_KEYS, str(path))
     paper = document["paper"]
     draws = document.get("draws") or {}
     unknown = {table: kind for table, kind in draws.items() if kind not in DRAWS}
     if unknown:
         raise ValueError(f"{path}: draws must be one of {list(DRAWS)}, got {unknown}")
     claims = []
+    for item in document["claims"]:
+        _unknown_keys(item, ENTRY_KEYS, f"claim {item.get('id')}" if isinstance(item, dict) else "a claim")
+        _unknown_keys(item.get("from"), SOURCE_KEYS, f"claim {item.get('id')}: from")
     for entry in [claim for item in document["claims"] for claim in expand_cases(item)]:
         entry = dict(entry)
         source = entry.pop("from")
         # YAML 1.1 reads "1e-09" (no dot) as a string; the registry means a number.
-        for number in ("expected", "tolerance"):
+        for number in NUMBERS:
             if number in entry:
-                try:
-                    entry[number] = float(entry[number])
-                except (TypeError, ValueError):
-                    raise ValueError(
-                        f"claim {entry.get('id')}: {number} must be a number, got {entry[number]!r}"
-                    ) from None
+                entry[number] = _number(entry, number)
         entry["deviation"] = _deviation(entry.get("deviation"), entry.get("id"))
         _check_select(source.get("select", {}), entry.get("id"))
         claims.append(
