@@ -1,9 +1,22 @@
 """Provenance sidecars: the commit, whether the source tree was dirty, and what the outputs were computed from."""
 
 import json
+import re
 import subprocess
+from pathlib import Path
 
-from dpreplication.pipeline.provenance import git_state, package_calls, source_tree_hash, write_sidecar
+import pytest
+
+from dpreplication.pipeline.jobs import record_checksums, verify_inputs
+from dpreplication.pipeline.provenance import (
+    UnreadableRecord,
+    file_sha256,
+    git_state,
+    package_calls,
+    read_checksum,
+    source_tree_hash,
+    write_sidecar,
+)
 
 
 def make_checkout(root):
@@ -70,3 +83,65 @@ def test_sidecar_names_the_rule_script_and_package_functions(tmp_path):
     record = json.loads(sidecar.read_text())
     assert record["rule"] == "darrm_f2" and record["script"] == script.as_posix()
     assert record["calls"] == package_calls(script)
+
+
+# --------------------------------------------------------------------------- damaged records (issue #51)
+
+
+@pytest.mark.parametrize(
+    "written, found",
+    [
+        ("", "is empty"),
+        ("3f2a9c", "is not a sha256sum line (it holds '3f2a9c')"),
+        ("3f2a9c  job.csv\n", "is not a sha256sum line"),
+    ],
+)
+def test_a_damaged_checksum_record_is_named_with_its_format(tmp_path, written, found):
+    """An empty ``.sha256`` used to stop every job reading its file with a bare ``IndexError: list
+    index out of range``; a truncated one with a mismatch against a digest of six characters."""
+    table = tmp_path / "work" / "job.csv"
+    table.parent.mkdir()
+    table.write_text("x\n1\n")
+    record_checksums([table])
+    assert read_checksum(tmp_path / "work" / "job.csv.sha256") == file_sha256(table)
+    (tmp_path / "work" / "job.csv.sha256").write_text(written)
+    message = (
+        f"checksum record {table}.sha256 {found}" + ("" if found.startswith("is not") else ": expected one line "
+        "'<64 hex digits>  <file name>' (sha256sum format), as the job that writes job.csv records it")
+    )  # fmt: skip
+    with pytest.raises(UnreadableRecord, match=re.escape(message)):
+        verify_inputs([table])
+
+
+@pytest.mark.parametrize(
+    "damage, found",
+    [
+        (lambda text: "", "is empty"),
+        (lambda text: text[: len(text) // 2], "is not valid JSON, perhaps truncated (Unterminated string"),
+        (lambda text: "[1, 2]", "holds a list, not a JSON object"),
+        (
+            lambda text: json.dumps({**json.loads(text), "sha256": {"fig.csv": "abc"}}),
+            "the sha256 of fig.csv is 'abc'",
+        ),
+    ],
+)
+def test_a_damaged_sidecar_is_named_by_every_reader(tmp_path, damage, found):
+    """An empty or truncated sidecar used to stop the job reading its table, the report and the
+    figure map with a bare ``JSONDecodeError: Expecting value: line 1 column 1 (char 0)``."""
+    from dpreplication.pipeline.figure_map import ledger_digests
+    from dpreplication.pipeline.report import ledger_html, parameters_html
+
+    table = tmp_path / "fig.csv"
+    table.write_text("x\n1\n")
+    (tmp_path / "fig.ledger.csv").write_text("x\n1\n")
+    sidecar = write_sidecar(tmp_path / "fig.json", settings={}, seed=None, profile="quick", outputs=[table])
+    sidecar.write_text(damage(sidecar.read_text()))
+    readers = [lambda: verify_inputs([table])]
+    if "sha256" not in found:
+        readers += [lambda: parameters_html(sidecar), lambda: ledger_html(sidecar)]
+        readers += [lambda: ledger_digests(tmp_path, [Path("fig.ledger.csv")])]
+    for read in readers:
+        with pytest.raises(
+            UnreadableRecord, match=re.escape(f"provenance sidecar {sidecar}") + ".*" + re.escape(found)
+        ):
+            read()

@@ -17,7 +17,6 @@ committed one is stale.
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
@@ -26,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dpreplication.pipeline.code_graph import PACKAGE, module_file
-from dpreplication.pipeline.provenance import package_calls
+from dpreplication.pipeline.provenance import package_calls, read_sidecar
 
 PIPELINE = "dpreplication.pipeline."
 """The workflow machinery (job start, publishing): bookkeeping, left out of a figure's calls."""
@@ -154,7 +153,7 @@ def ledger_digests(root: Path, published: list[Path]) -> tuple[str, ...]:
     for path in published:
         sidecar = root / path.with_name(path.name.replace(".ledger.csv", ".json"))
         if path.name.endswith(".ledger.csv") and sidecar.is_file():
-            digest = json.loads(sidecar.read_text()).get("ledger")
+            digest = read_sidecar(sidecar).get("ledger")
             if digest is not None:
                 names = ", ".join(f"`{name}`" for name in digest["mechanisms"])
                 digests.append(f"{path.name.removesuffix('.ledger.csv')}: {digest['releases']} releases by {names}")

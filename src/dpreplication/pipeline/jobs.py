@@ -13,13 +13,21 @@ import atexit
 import json
 import logging
 import os
+import re
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dpreplication.pipeline.provenance import file_sha256, write_sidecar, write_table
+from dpreplication.pipeline.provenance import (
+    UnreadableRecord,
+    file_sha256,
+    read_checksum,
+    read_sidecar,
+    write_sidecar,
+    write_table,
+)
 
 if TYPE_CHECKING:  # pandas costs 0.3 CPU-s to import: a job that draws or only starts need not pay it here
     import pandas as pd
@@ -176,13 +184,23 @@ def _record_on_success(outputs) -> None:
 
 
 def recorded_checksum(path: Path) -> tuple[str, str] | None:
-    """Return ``(sha256, where recorded)`` for ``path``, or None where no job recorded one."""
+    """Return ``(sha256, where recorded)`` for ``path``, or None where no job recorded one.
+
+    A record or sidecar that is empty or truncated raises
+    :class:`~dpreplication.pipeline.provenance.UnreadableRecord` naming it.
+    """
     record = path.with_name(path.name + CHECKSUM)
     if record.is_file():
-        return record.read_text().split()[0], str(record)
+        return read_checksum(record), str(record)
     sidecar = path.with_suffix(".json")
     if path.suffix != ".json" and sidecar.is_file():
-        digest = json.loads(sidecar.read_text()).get("sha256", {}).get(path.name)
+        digests = read_sidecar(sidecar).get("sha256", {})
+        digest = digests.get(path.name) if isinstance(digests, dict) else digests
+        if digest is not None and not (isinstance(digest, str) and re.fullmatch("[0-9a-f]{64}", digest)):
+            raise UnreadableRecord(
+                f"provenance sidecar {sidecar}: the sha256 of {path.name} is {digest!r:.80}, not 64 hex digits; "
+                "delete it and rerun the rule that writes it"
+            )
         if digest:
             return digest, str(sidecar)
     return None

@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import subprocess
 from importlib import metadata
 from pathlib import Path
@@ -106,6 +107,50 @@ def package_calls(script: str | Path) -> list[str]:
         if name and name not in calls:
             calls.append(name)
     return calls
+
+
+class UnreadableRecord(ValueError):
+    """A checksum record or provenance sidecar that is empty, truncated or not what its writer writes."""
+
+
+_CHECKSUM_LINE = re.compile(r"([0-9a-f]{64}) [ *](\S.*)\n?")
+"""One ``sha256sum`` line: 64 hex digits, two spaces (or a space and ``*``), the file name."""
+
+
+def read_checksum(record: str | Path) -> str:
+    """Return the SHA256 in a checksum record ``<file>.sha256`` (``sha256sum`` format, one line).
+
+    An empty, truncated or other file raises :class:`UnreadableRecord` naming it and the format
+    (it used to raise a bare ``IndexError`` that named no file, in every job that read it).
+    """
+    text = Path(record).read_text(errors="replace")
+    if not (line := _CHECKSUM_LINE.fullmatch(text)):
+        found = "empty" if not text.strip() else f"not a sha256sum line (it holds {text[:80]!r})"
+        raise UnreadableRecord(
+            f"checksum record {record} is {found}: expected one line '<64 hex digits>  <file name>' "
+            f"(sha256sum format), as the job that writes {Path(record).name.removesuffix('.sha256')} "
+            "records it; delete the record and rerun that job"
+        )
+    return line.group(1)
+
+
+def read_sidecar(path: str | Path) -> dict:
+    """Return the JSON object of a provenance sidecar (``<output>.json``).
+
+    An empty or truncated file, or one that holds no JSON object, raises :class:`UnreadableRecord`
+    naming it (it used to raise a bare ``JSONDecodeError`` that named no file).
+    """
+    text = Path(path).read_text(errors="replace")
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as error:
+        found = "empty" if not text.strip() else f"not valid JSON, perhaps truncated ({error})"
+        raise UnreadableRecord(
+            f"provenance sidecar {path} is {found}; delete it and rerun the rule that writes it"
+        ) from None
+    if not isinstance(record, dict):
+        raise UnreadableRecord(f"provenance sidecar {path} holds a {type(record).__name__}, not a JSON object")
+    return record
 
 
 def file_sha256(path: str | Path) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from dpreplication.pipeline.provenance import read_sidecar
 from dpreplication.scorecard.claims import STATUSES
 from dpreplication.scorecard.pages import tally
 
@@ -98,7 +99,7 @@ def parameters_html(sidecar: Path | None) -> str:
     """
     if sidecar is None or not sidecar.is_file():
         return '<p class="meta">No provenance sidecar.</p>'
-    record = json.loads(sidecar.read_text())
+    record = read_sidecar(sidecar)
     dirty = {True: " (source tree modified)", False: "", None: ""}[record.get("dirty")]
     settings = json.dumps(record.get("settings"), indent=1, sort_keys=True, default=str)
     line = f'<p class="parameters">{html.escape(record["parameters"])}</p>' if record.get("parameters") else ""
@@ -116,7 +117,7 @@ def ledger_html(sidecar: Path | None) -> str:
     """
     if sidecar is None or not sidecar.is_file():
         return ""
-    digest = json.loads(sidecar.read_text()).get("ledger")
+    digest = read_sidecar(sidecar).get("ledger")
     table = sidecar.with_suffix(".ledger.csv")
     if digest is None or not table.is_file():
         return ""
