@@ -21,8 +21,6 @@ from pathlib import Path
 
 import yaml
 
-from dpreplication.validation import yaml_file, yaml_text
-
 THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 """One thread per job: floating-point sums in one order; Snakemake runs jobs in parallel instead."""
 INSTRUCTION_SETS = {
@@ -126,6 +124,8 @@ def load_yaml(path: str | Path) -> dict:
     Read by :func:`dpreplication.validation.yaml_file`: a file over 1 MB, or whose aliases expand
     beyond 10,000 nodes, is refused (``ValueError`` naming it) before it is parsed or built.
     """
+    from dpreplication.validation import yaml_file  # numpy's import is not every job's to pay
+
     return yaml_file(path) or {}
 
 
@@ -306,6 +306,8 @@ def committed_yaml(checkout: Path, relative: Path) -> dict:
         )
     except (OSError, subprocess.CalledProcessError):
         return load_yaml(checkout / relative)
+    from dpreplication.validation import yaml_text
+
     return yaml_text(shown.stdout, f"{relative.as_posix()} (as committed)") or {}
 
 
@@ -339,6 +341,8 @@ def typed_value(value):
             return number(value)
         except ValueError:
             pass
+    from dpreplication.validation import yaml_text
+
     try:
         return yaml_text(value, f"--config value {_cut(repr(value))}")
     except yaml.YAMLError:
