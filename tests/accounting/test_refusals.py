@@ -103,8 +103,8 @@ def test_a_record_out_of_range_is_refused_and_never_lowers_the_total(name):
         ({"budget_epsilon": math.nan}, "budget_epsilon must be non-negative and finite, got nan"),
         ({"budget_epsilon": -1.0}, "budget_epsilon must be non-negative and finite, got -1.0"),
         ({"budget_epsilon": math.inf}, "budget_epsilon must be non-negative and finite, got inf"),  # None: no cap
-        ({"budget_delta": math.nan}, r"budget_delta must lie in \[0, 1\), got nan"),
-        ({"budget_delta": 1.0}, r"budget_delta must lie in \[0, 1\), got 1.0"),
+        ({"budget_delta": math.nan}, "budget_delta must be non-negative and finite, got nan"),
+        ({"budget_delta": -1e-5}, "budget_delta must be non-negative and finite, got -1e-05"),
         ({"release_delta": -1e-5}, r"release_delta must lie in \[0, 1\), got -1e-05"),
         ({"delta_prime": 0.0}, r"delta_prime must lie in \(0, 1\], got 0.0"),
     ],
@@ -121,8 +121,14 @@ def test_dp_sgd_at_a_nan_delta_is_refused_not_read_as_epsilon_zero():
     with ledger.spending(budget_delta=1e-5) as spent:
         ledger.record_dp_sgd("dp_sgd", 0.5, 0.1, 1000)
     assert spent.spent()[0] == pytest.approx(439.296, rel=1e-5)
-    with pytest.raises(ValueError, match=r"budget_delta must lie in \[0, 1\), got nan"):
+    with pytest.raises(ValueError, match="budget_delta must be non-negative and finite, got nan"):
         ledger.spending(budget_delta=math.nan).__enter__()
+    with ledger.spending(budget_delta=1.5) as vacuous:  # a δ past 1 (a composed total) promises nothing
+        ledger.record_dp_sgd("dp_sgd", 0.5, 0.1, 1000)
+    with pytest.raises(ValueError, match=r"delta must lie in \[0, 1\), got 1.5"):
+        vacuous.spent()
+    with ledger.spending(500.0, 1.5), pytest.raises(ValueError, match=r"delta must lie in \[0, 1\), got 1.5"):
+        ledger.record_dp_sgd("dp_sgd", 0.5, 0.1, 1000)
     step = dp_event.PoissonSampledDpEvent(0.1, dp_event.GaussianDpEvent(0.5))
     with pytest.raises(ValueError, match=r"delta must lie in \[0, 1\), got nan"):
         rdp_epsilon(((step, 1000),), math.nan)

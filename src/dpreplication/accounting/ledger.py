@@ -63,8 +63,10 @@ class Ledger:
     is read, per release; ``delta_prime``: compose by advanced composition with this δ' (``None``:
     basic composition).
 
-    The budget is a finite ε ≥ 0 (``None``, not ∞, is "no cap"), the δs lie in [0, 1) and δ' in
-    (0, 1]; a ``ValueError`` names the one that does not (a NaN budget used to cap nothing).
+    The budget is a finite ε ≥ 0 (``None``, not ∞, is "no cap") and a finite δ ≥ 0 (a composed
+    total may exceed 1, which promises nothing; an RDP record is then refused when it is read at
+    that δ), the release δ lies in [0, 1) and δ' in (0, 1]; a ``ValueError`` names the one that
+    does not (a NaN budget used to cap nothing, a NaN δ read DP-SGD as ε = 0).
     """
 
     budget_epsilon: float | None = None
@@ -79,7 +81,7 @@ class Ledger:
         """Refuse a budget, δ or δ' out of range (NaN included), naming it."""
         if self.budget_epsilon is not None:
             non_negative("budget_epsilon", self.budget_epsilon)
-        in_unit_interval("budget_delta", self.budget_delta)
+        non_negative("budget_delta", self.budget_delta)  # a composed total may pass 1: vacuous, not refused
         non_negative("pure_epsilon", self.pure_epsilon)
         if self.release_delta is not None:
             in_unit_interval("release_delta", self.release_delta)
