@@ -148,7 +148,7 @@ def rdp_to_epsilon(rdp, orders, delta: float) -> tuple[float, float]:
     if not np.all(orders > 1):
         raise ValueError(f"RDP orders must all be > 1, got {orders!r}")
     rdp = non_negative_array("rdp", rdp, allow_infinity=True)
-    epsilon = rdp + np.log1p(-1.0 / orders) - (np.log(delta) + np.log(orders)) / (orders - 1.0)
+    epsilon = np.asarray(rdp) + np.log1p(-1.0 / orders) - (np.log(delta) + np.log(orders)) / (orders - 1.0)
     best = int(np.argmin(epsilon))
     if best == orders.size - 1 and orders.size > 1:
         raise ValueError(f"the optimal RDP order is the largest one ({orders[-1]:g}); extend the orders")
