@@ -31,6 +31,7 @@ from dpreplication.pipeline.config import (
     library_versions,
     load_yaml,
     merge_config,
+    override_problems,
     profile_config,
     profile_selection_problem,
     requested_profiles,
@@ -217,6 +218,49 @@ def test_a_hand_edited_config_file_makes_a_variant(tmp_path):
         tmp_path / "workflow/schemas/config.schema.yaml",
     )
     assert variant_name(resolved, profile_config("default", tmp_path)).startswith("default-")
+
+
+def test_a_hand_edited_schema_default_makes_a_variant(tmp_path):
+    """The schema is the defaults' one home: a default edited and not committed changes what the profile
+    computes, so it is a variant too (the profile used to be read with the edited schema, and wrote
+    figures/)."""
+    schema = Path("workflow/schemas/config.schema.yaml")
+    for name in (BASE_CONFIG, PROFILES / "default.yaml", schema):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REPO / name, tmp_path / name)
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "committed schema"], check=True)
+    cap = "max_repetitions: {type: integer, minimum: 1, default: 100,"
+    edited = (tmp_path / schema).read_text().replace(cap, cap.replace("100", "99"), 1)
+    assert edited != (tmp_path / schema).read_text()
+    (tmp_path / schema).write_text(edited)
+    config = merge_config(load_yaml(tmp_path / BASE_CONFIG), load_yaml(tmp_path / PROFILES / "default.yaml"))
+    resolved = with_defaults(config, tmp_path / schema)
+    committed = profile_config("default", tmp_path)
+    assert resolved["privgene"]["comparison"]["second_stage"]["max_repetitions"] == 99
+    assert committed["privgene"]["comparison"]["second_stage"]["max_repetitions"] == 100
+    assert variant_name(resolved, committed).startswith("default-")
+
+
+def test_a_key_given_twice_on_the_command_line_or_in_a_configfile_is_refused(tmp_path):
+    """Snakemake keeps the last of ``--config profile=quick profile=default`` (the default profile, which
+    publishes) and PyYAML the last of a mapping's repeated keys: both are refused, naming the key."""
+    argv = ["snakemake", "-n", "--config", "profile=quick", "seed=3", "profile=default"]
+    assert override_problems(argv) == ["--config gives key 'profile' 2 times; give it once"]
+    assert override_problems(["snakemake", "--config", "profile=quick", "seed=3"]) == []
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("seed: 3\nprivgene:\n  comparison:\n    repetitions: 4\n    repetitions: 40\n")
+    assert override_problems(["snakemake", "--configfile", str(mine)]) == [
+        f"--configfile {mine}: {mine}: key 'repetitions' is given twice in one mapping (lines 4 and 5)"
+    ]
+
+
+def test_a_key_given_twice_stops_the_run(checkout):
+    result = run_workflow(checkout, "-n", "pf_tv_convergence", "--config", "profile=quick", "profile=default")
+    assert result.returncode != 0 and "--config gives key 'profile' 2 times" in output(result), output(result)[-3000:]
+    assert "Job stats" not in output(result)
 
 
 def test_the_profile_a_command_line_selects(tmp_path, monkeypatch):
@@ -439,6 +483,8 @@ def test_a_profile_that_would_not_apply_stops_the_run(arguments, checkout, tmp_p
         ("truncated_laplace={monte_carlo: {points: [[1, nan]]}}", "points[0][1]': nan is not a finite number"),
         ("truncated_laplace={monte_carlo: {points: [[inf, 1.0e-6]]}}", "inf is greater than the maximum of 1000"),
         ("darrm={f2_gamma_shapes: {Delta: nan}}", "config key 'darrm.f2_gamma_shapes.Delta': nan is not a finite"),
+        # Raw data written into the published tree (it used to plan data/ under figures/):
+        ("data={directory: figures/raw}", "config key 'data.directory': 'figures/raw' lies in figures/, the published"),
         ("seed=1e3", "config key 'seed': 1000.0 must be an integer; write 1000"),
         # Sizes beyond their documented bound (the γ LP at K = 1,001 would not finish):
         ("darrm={f2_gamma_shapes: {K: 1001}}", "1001 is greater than the maximum of 201"),

@@ -190,8 +190,8 @@ def yaml_text(text: str, source: str, *, max_bytes: int = YAML_MAX_BYTES, max_al
 
     The document is composed (its node graph, where an alias is one shared node) and its size with
     every alias expanded counted before any Python object is built: more than ``max_alias_nodes``
-    nodes beyond those written, a recursive alias, nesting deeper than Python's recursion limit or
-    more than ``max_bytes`` raise ``ValueError`` naming ``source``; a syntax error raises
+    nodes beyond those written, a recursive alias, a key given twice in one mapping, nesting deeper
+    than Python's recursion limit or more than ``max_bytes`` raise ``ValueError`` naming ``source``; a syntax error raises
     ``yaml.YAMLError``, whose marks name ``source``.
     """
     import yaml
@@ -237,5 +237,22 @@ def _yaml_nodes(root, source: str) -> tuple[int, int]:
                 mark = node.start_mark
                 raise ValueError(f"{source}: a recursive YAML alias at line {mark.line + 1}, column {mark.column + 1}")
             open_nodes.add(id(node))
+            if isinstance(node, yaml.MappingNode):
+                _refuse_repeated_keys(node, source)
             stack += [(node, True), *((child, False) for child in children(node))]
     return len(sizes), sizes[id(root)]
+
+
+def _refuse_repeated_keys(mapping, source: str) -> None:
+    """Refuse a key given twice in one YAML mapping (PyYAML keeps the last silently), naming both lines."""
+    import yaml
+
+    lines = {}
+    for key, _ in mapping.value:
+        if isinstance(key, yaml.ScalarNode):
+            line = key.start_mark.line + 1
+            if (key.tag, key.value) in lines:
+                raise ValueError(
+                    f"{source}: key {key.value!r} is given twice in one mapping (lines {lines[key.tag, key.value]} and {line})"
+                )
+            lines[key.tag, key.value] = line

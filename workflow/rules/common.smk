@@ -22,6 +22,7 @@ from dpreplication.pipeline.config import (
     library_versions,
     load_yaml,
     merge_config,
+    override_problems,
     profile_config,
     profile_selection_problem,
     typed_overrides,
@@ -41,6 +42,9 @@ configfile: "config/config.yaml"
 # Checked by the main process only (Snakemake's parser costs 0.6 s; a cluster job step reparses this file).
 if workflow.is_main_process and (_problem := profile_selection_problem(sys.argv, os.environ, config.get("profile"))):
     raise WorkflowError(_problem)
+# A key given twice on the command line (Snakemake keeps the last one) or in a --configfile.
+if workflow.is_main_process and (_problems := override_problems(sys.argv)):
+    raise WorkflowError("\n".join(_problems))
 
 _PROFILES = sorted(p.stem for p in Path("config/profiles").glob("*.yaml"))
 if config.get("profile") not in _PROFILES:

@@ -15,6 +15,7 @@ import hashlib
 import io
 import json
 import math
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -275,17 +276,18 @@ def _in_schema_order(value, subschema: dict, definitions: dict):
     return value
 
 
-def with_defaults(config: dict, schema_path: str | Path = SCHEMA) -> dict:
+def with_defaults(config: dict, schema_path: str | Path = SCHEMA, schema: dict | None = None) -> dict:
     """``config`` validated against the schema, every missing key filled with its schema default.
 
     The validator is Snakemake's (``snakemake.utils.validate(..., set_default=True)``: JSON Schema
     2020-12, defaults set as each mapping is validated), but every problem is collected. A
     configuration of more than :data:`CONFIG_MAX_VALUES` values, or one the schema refuses, raises
     :class:`ConfigurationError`: one line per problem, naming its key and showing the value cut to
-    80 characters. Mappings come in schema order; the argument is not modified.
+    80 characters. Mappings come in schema order; the argument is not modified. ``schema``, when
+    given, is used instead of the file at ``schema_path``.
     """
     _refuse([problem] if (problem := size_problem(config)) else [])
-    schema = load_yaml(schema_path)
+    schema = load_yaml(schema_path) if schema is None else schema
     resolved = copy.deepcopy(config)
     _refuse(schema_problems(resolved, schema))  # fills the defaults in as it validates
     return _in_schema_order(resolved, schema, schema.get("$defs", {}))
@@ -314,9 +316,9 @@ def committed_yaml(checkout: Path, relative: Path) -> dict:
 def profile_config(profile: str = "default", checkout: str | Path = ".") -> dict:
     """Return a profile's whole configuration as committed, resolved as the workflow resolves it.
 
-    The base file, then the profile's overlay (both as committed: a hand edit of either makes the
-    run a variant), then the schema's defaults. An unknown profile raises ``ValueError`` naming the
-    known ones.
+    The base file, then the profile's overlay, then the schema's defaults, all three as committed:
+    a hand edit of any of them makes the run a variant. An unknown profile raises ``ValueError``
+    naming the known ones.
     """
     checkout = Path(checkout)
     overlay = PROFILES / f"{profile}.yaml"
@@ -325,7 +327,7 @@ def profile_config(profile: str = "default", checkout: str | Path = ".") -> dict
         raise ValueError(f"config key 'profile': unknown profile {profile!r}; choose one of {known}")
     merged = merge_config(committed_yaml(checkout, BASE_CONFIG), committed_yaml(checkout, overlay))
     merged["profile"] = profile
-    return with_defaults(merged, checkout / SCHEMA)
+    return with_defaults(merged, schema=committed_yaml(checkout, SCHEMA))
 
 
 def typed_value(value):
@@ -601,7 +603,59 @@ def cross_field_problems(config: dict) -> list[str]:
 
     Run after validation, before any job. An empty list means the configuration is consistent.
     """
-    return [*_darrm_problems(config), *_privgene_problems(config), *_truncated_laplace_problems(config)]
+    return [
+        *_folder_problems(config),
+        *_darrm_problems(config),
+        *_privgene_problems(config),
+        *_truncated_laplace_problems(config),
+    ]
+
+
+PUBLISHED = Path("figures")
+"""The published tree: only the default profile's publishing rules write into it."""
+
+
+def _folder_problems(config: dict) -> list[str]:
+    """Refuse a folder the workflow writes to (the verified data) in the published tree."""
+    directory = Path(config["data"]["directory"])
+    inside = directory.is_absolute() and directory.resolve().is_relative_to(PUBLISHED.resolve())
+    if inside or (not directory.is_absolute() and Path(os.path.normpath(directory)).parts[:1] == PUBLISHED.parts):
+        return [
+            f"config key 'data.directory': {str(directory)!r} lies in {PUBLISHED}/, the published tree; choose a folder outside it"
+        ]
+    return []
+
+
+def override_problems(argv: list[str]) -> list[str]:
+    """Return the problems of a Snakemake command line's ``--config`` values and ``--configfile`` files.
+
+    A key given twice in ``--config`` (Snakemake keeps the last, so ``profile=quick profile=default``
+    silently ran the default profile, which publishes), and a ``--configfile`` that its YAML reader
+    refuses (a key given twice in one mapping, an alias bomb, over 1 MB), each named.
+    """
+    from snakemake.cli import get_argument_parser
+
+    from dpreplication.validation import yaml_file
+
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            parsed, _ = get_argument_parser().parse_known_args(argv[1:])
+    except SystemExit:
+        return []
+    keys = [item.split("=", 1)[0] for item in parsed.config or []]
+    problems = [
+        f"--config gives key {key!r} {keys.count(key)} times; give it once"
+        for key in dict.fromkeys(keys)
+        if keys.count(key) > 1
+    ]
+    import yaml
+
+    for path in parsed.configfile or []:
+        try:
+            yaml_file(path)
+        except (OSError, ValueError, yaml.YAMLError) as error:
+            problems.append(f"--configfile {path}: {error}")
+    return problems
 
 
 def check_package_location(package_file: str | Path, checkout: str | Path) -> str:
