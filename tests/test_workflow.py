@@ -61,3 +61,41 @@ def test_a_job_records_its_intermediates_only_when_it_succeeds(tmp_path, fails):
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     assert (result.returncode != 0) == fails
     assert (tmp_path / "work" / "job.csv.sha256").is_file() != fails
+
+
+def test_a_published_ledger_is_verified_through_its_figure_sidecar(tmp_path):
+    """``fig.ledger.csv`` is recorded in ``fig.json`` (the lookup used to look for ``fig.ledger.json``,
+    so an edited ledger was scored)."""
+    from dpreplication.pipeline.provenance import write_sidecar
+
+    table, ledger = tmp_path / "fig.csv", tmp_path / "fig.ledger.csv"
+    table.write_text("x\n1\n")
+    ledger.write_text("epsilon,spent\n1,1\n")
+    write_sidecar(tmp_path / "fig.json", settings={}, seed=None, profile="quick", outputs=[table, ledger])
+    verify_inputs([table, ledger])
+    ledger.write_text("epsilon,spent\n1,0.5\n")
+    with pytest.raises(IntermediateChanged, match=r"fig.ledger.csv changed .* recorded .* in .*fig.json"):
+        verify_inputs([ledger])
+
+
+def test_a_sidecar_that_does_not_record_its_table_is_refused(tmp_path):
+    """Another figure's CSV and JSON put in a figure's place, or its sidecar's sha256 removed: the table
+    used to pass unchecked. A file the sidecar never covered (the figure's PNG) is not refused."""
+    from dpreplication.pipeline.provenance import UnreadableRecord, write_sidecar
+
+    other, table = tmp_path / "other.csv", tmp_path / "fig.csv"
+    other.write_text("x\n2\n")
+    write_sidecar(tmp_path / "other.json", settings={}, seed=None, profile="quick", outputs=[other])
+    table.write_text(other.read_text())
+    (tmp_path / "fig.json").write_text((tmp_path / "other.json").read_text())
+    with pytest.raises(UnreadableRecord, match=r"fig.json records \['other.csv'\], none of them fig\.\*"):
+        verify_inputs([table])
+    write_sidecar(tmp_path / "fig.json", settings={}, seed=None, profile="quick", outputs=[table])
+    verify_inputs([table, tmp_path / "fig.png"])
+    (tmp_path / "fig.png").write_bytes(b"png")
+    verify_inputs([tmp_path / "fig.png"])
+    recorded = json.loads((tmp_path / "fig.json").read_text())
+    del recorded["sha256"]
+    (tmp_path / "fig.json").write_text(json.dumps(recorded))
+    with pytest.raises(UnreadableRecord, match="names fig.csv but records no sha256 of it"):
+        verify_inputs([table])

@@ -183,26 +183,50 @@ def _record_on_success(outputs) -> None:
         record_checksums(outputs)
 
 
+def sidecar_of(path: Path) -> Path:
+    """Return the provenance sidecar that would record ``path``: ``<stem>.json``, the stem before any dot.
+
+    ``fig3_lr.csv`` and its ledger ``fig3_lr.ledger.csv`` are both recorded in ``fig3_lr.json``.
+    """
+    return path.with_name(path.name.split(".", 1)[0] + ".json")
+
+
 def recorded_checksum(path: Path) -> tuple[str, str] | None:
     """Return ``(sha256, where recorded)`` for ``path``, or None where no job recorded one.
 
     A record or sidecar that is empty or truncated raises
-    :class:`~dpreplication.pipeline.provenance.UnreadableRecord` naming it.
+    :class:`~dpreplication.pipeline.provenance.UnreadableRecord` naming it, and so does the sidecar
+    of another output put in ``path``'s sidecar's place (its ``outputs`` name none of ``<stem>.*``),
+    or one that names ``path`` but whose ``sha256`` of it was removed.
     """
     record = path.with_name(path.name + CHECKSUM)
     if record.is_file():
         return read_checksum(record), str(record)
-    sidecar = path.with_suffix(".json")
+    sidecar = sidecar_of(path)
     if path.suffix != ".json" and sidecar.is_file():
-        digests = read_sidecar(sidecar).get("sha256", {})
+        recorded = read_sidecar(sidecar)
+        if "outputs" not in recorded:
+            return None  # a table's own JSON, not a sidecar
+        stem = sidecar.stem
+        if not any(str(name).split(".", 1)[0] == stem for name in recorded["outputs"]):
+            raise UnreadableRecord(
+                f"provenance sidecar {sidecar} records {recorded['outputs']}, none of them {stem}.*: the sidecar of "
+                f"another output is in its place; rerun the rule that writes {path.name}"
+            )
+        if path.name not in recorded["outputs"]:
+            return None  # not one of the sidecar's outputs (a figure's PNG, drawn by a rule of its own)
+        digests = recorded.get("sha256")
         digest = digests.get(path.name) if isinstance(digests, dict) else digests
-        if digest is not None and not (isinstance(digest, str) and re.fullmatch("[0-9a-f]{64}", digest)):
+        if digest is None:
+            raise UnreadableRecord(
+                f"provenance sidecar {sidecar} names {path.name} but records no sha256 of it; rerun the rule that writes it"
+            )
+        if not (isinstance(digest, str) and re.fullmatch("[0-9a-f]{64}", digest)):
             raise UnreadableRecord(
                 f"provenance sidecar {sidecar}: the sha256 of {path.name} is {digest!r:.80}, not 64 hex digits; "
                 "delete it and rerun the rule that writes it"
             )
-        if digest:
-            return digest, str(sidecar)
+        return digest, str(sidecar)
     return None
 
 
