@@ -192,21 +192,21 @@ def test_every_committed_profile_is_consistent(profile):
     assert cross_field_problems(profile_config(profile, REPO)) == []
 
 
+def committed_copy(target: Path, *more: Path) -> None:
+    """Commit copies of the base config, the default overlay, the schema and ``more`` in a new repository at ``target``."""
+    for name in (BASE_CONFIG, PROFILES / "default.yaml", Path("workflow/schemas/config.schema.yaml"), *more):
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REPO / name, target / name)
+    git = ["git", "-C", str(target), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "committed configuration"], check=True)
+
+
 def test_a_hand_edited_config_file_makes_a_variant(tmp_path):
     """An edit of config/config.yaml (or a profile's overlay) not committed is a variant: it used to
     be the profile itself and write figures/, with only ``dirty: true`` in the sidecar to tell."""
-    for name in (
-        BASE_CONFIG,
-        PROFILES / "default.yaml",
-        PROFILES / "quick.yaml",
-        Path("workflow/schemas/config.schema.yaml"),
-    ):
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(REPO / name, tmp_path / name)
-    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "committed profiles"], check=True)
+    committed_copy(tmp_path, PROFILES / "quick.yaml")
     committed = profile_config("default", tmp_path)
     assert variant_name(committed, profile_config("default", tmp_path)) == ""
     edited = load_yaml(tmp_path / BASE_CONFIG)
@@ -225,13 +225,7 @@ def test_a_hand_edited_schema_default_makes_a_variant(tmp_path):
     computes, so it is a variant too (the profile used to be read with the edited schema, and wrote
     figures/)."""
     schema = Path("workflow/schemas/config.schema.yaml")
-    for name in (BASE_CONFIG, PROFILES / "default.yaml", schema):
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(REPO / name, tmp_path / name)
-    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "committed schema"], check=True)
+    committed_copy(tmp_path)
     cap = "max_repetitions: {type: integer, minimum: 1, default: 100,"
     edited = (tmp_path / schema).read_text().replace(cap, cap.replace("100", "99"), 1)
     assert edited != (tmp_path / schema).read_text()
