@@ -136,6 +136,17 @@ def fit_logistic_regression(
     return omega
 
 
+def cholesky_solve(matrix: np.ndarray, vector: np.ndarray, label: str) -> np.ndarray:
+    """Solve ``matrix·x = vector`` by Cholesky, reading only ``matrix``'s upper triangle (LAPACK ``dposv``).
+
+    Raises :class:`ConvergenceError` naming ``label`` if ``matrix`` is not positive definite.
+    """
+    _, solution, info = lapack.dposv(matrix, vector, lower=0)
+    if info:
+        raise ConvergenceError(f"{label} not positive definite (LAPACK info {info})")
+    return solution
+
+
 def _newton_logistic(features: np.ndarray, y: np.ndarray, ridge: float, max_iter: int, tol: float) -> np.ndarray:
     """Damped Newton with step doubling on ``Σ_t [softplus(z_t) - y_t z_t] + (ridge/2)‖ω‖²``, ``z = features·ω``."""
     design = BinaryDesign.of(features)
@@ -151,9 +162,7 @@ def _newton_logistic(features: np.ndarray, y: np.ndarray, ridge: float, max_iter
         gradient = design.transpose_dot(p - y) + ridge * omega
         hessian = design.weighted_gram_upper(p * (1.0 - p))
         hessian[np.diag_indices_from(hessian)] += ridge
-        _, step, info = lapack.dposv(hessian, gradient, lower=0)  # Cholesky of the upper triangle
-        if info:
-            raise ConvergenceError(f"logistic regression: Hessian not positive definite (LAPACK info {info})")
+        step = cholesky_solve(hessian, gradient, "logistic regression: Hessian")
         decrement = float(gradient @ step)
         if decrement / 2 <= tol * max(1.0, abs(value)):
             return omega
@@ -289,9 +298,7 @@ def _newton_smoothed_hinge(signed, loss_weight, mask, h, w, gtol, max_iter, labe
         window = signed.rows_where(np.abs(1.0 - margins) < h)
         hessian = np.diag(mask) + (loss_weight / (2.0 * h)) * (window.T @ window)
         hessian[np.diag_indices_from(hessian)] += 1e-10 * max(np.max(np.diag(hessian)), 1.0)
-        _, direction, info = lapack.dposv(hessian, -gradient / scale, lower=0)
-        if info:
-            raise ConvergenceError(f"{label}: generalised Hessian not positive definite (LAPACK info {info})")
+        direction = cholesky_solve(hessian, -gradient / scale, f"{label}: generalised Hessian")
         direction /= np.max(np.abs(direction))
         w = w + _ray_minimiser(signed, loss_weight, mask, h, w, margins, direction) * direction
         _, gradient, margins = evaluate(w)

@@ -207,10 +207,9 @@ def recorded_checksum(path: Path) -> tuple[str, str] | None:
         recorded = read_sidecar(sidecar)
         if "outputs" not in recorded:
             return None  # a table's own JSON, not a sidecar
-        stem = sidecar.stem
-        if not any(str(name).split(".", 1)[0] == stem for name in recorded["outputs"]):
+        if not any(sidecar_of(sidecar.with_name(str(name))) == sidecar for name in recorded["outputs"]):
             raise UnreadableRecord(
-                f"provenance sidecar {sidecar} records {recorded['outputs']}, none of them {stem}.*: the sidecar of "
+                f"provenance sidecar {sidecar} records {recorded['outputs']}, none of them {sidecar.stem}.*: the sidecar of "
                 f"another output is in its place; rerun the rule that writes {path.name}"
             )
         if path.name not in recorded["outputs"]:
