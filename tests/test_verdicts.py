@@ -9,10 +9,19 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from dpreplication.scorecard import Claim, evaluate_claims, load_registry
+from dpreplication.scorecard import Claim, evaluate_claims, load_registry, registry_margins
 from dpreplication.scorecard.claims import COMPARISONS, duplicate_judgements
 from dpreplication.scorecard.pages import multiplicity_table, paper_page
-from dpreplication.scorecard.uncertainty import adjusted_decisive, p_decisive, runs_to_resolve
+from dpreplication.scorecard.uncertainty import (
+    Z95,
+    adjusted_decisive,
+    confidence,
+    interval_verdict,
+    one_sided_level,
+    p_decisive,
+    runs_to_decide,
+    runs_to_resolve,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 CLAIMS = REPO / "workflow" / "claims"
@@ -200,7 +209,7 @@ def test_the_page_shows_the_interval_the_rule_and_the_reading():
     page = paper_page(evaluate_claims([claim], table(0.002, -0.025, 0.029)), "p")
     assert "[-0.025, 0.029], 50 runs" in page and "inconclusive" in page
     assert "| `c` | PrivGene is better. | one-sided, every ε | inconclusive |" in page
-    assert "judged on its 95 % confidence interval" in page
+    assert "judged on its confidence interval" in page
 
 
 @pytest.mark.parametrize("paper", PAPERS)
@@ -270,7 +279,10 @@ def test_every_reference_interval_contains_its_value():
     assert outside == []
 
 
-def test_summary_intervals_follow_interval_arithmetic():
+def test_summary_intervals_are_bonferroni_over_their_cells_where_any_cell_could_decide():
+    """Max over k = 2 cells: upper bound at α (the true maximum's cell), lower at α/2 (either cell may err)."""
+    from scipy.stats import t
+
     from dpreplication.replications.privgene.comparison_figures import pair_summary
 
     pairs = pd.DataFrame(
@@ -281,20 +293,79 @@ def test_summary_intervals_follow_interval_arithmetic():
             "baseline": "FM",
             "epsilon": [0.1, 1.0],
             "difference": [-0.05, 0.01],
-            "difference_ci_low": [-0.08, -0.02],
-            "difference_ci_high": [-0.02, 0.04],
+            "difference_se": [0.01, 0.015],
+            "difference_ci_low": [-0.07, -0.02],
+            "difference_ci_high": [-0.03, 0.04],
             "ratio": [2.0, 1.5],
             "ratio_ci_low": [1.5, 1.2],
             "ratio_ci_high": [2.5, 1.8],
+            "log10_ratio": np.log10([2.0, 1.5]),
+            "log10_ratio_se": [0.05, 0.04],
             "runs": [50, 60],
+            "looks": 1,
         }
     )
-    row = pair_summary(pairs).iloc[0]
-    assert (row.max_difference_ci_low, row.max_difference_ci_high) == (-0.02, 0.04)
-    assert (row.min_difference_ci_low, row.min_difference_ci_high) == (-0.08, -0.02)
-    assert (row.max_abs_difference_ci_low, row.max_abs_difference_ci_high) == (0.02, 0.08)
-    assert row.ratio_growth_ci_low == pytest.approx(1.5 / 1.8) and row.ratio_growth_ci_high == pytest.approx(2.5 / 1.2)
-    assert row.runs == 50
+    means = pd.DataFrame(
+        {
+            "dataset": ["A"],
+            "task": "lr",
+            "method": "PrivGene",
+            "baseline": "FM",
+            "mean_difference": -0.02,
+            "mean_difference_ci_low": -0.03,
+            "mean_difference_ci_high": -0.01,
+            "mean_difference_runs": 50,
+        }
+    )
+    row = pair_summary(pairs, means).iloc[0]
+
+    def q(alpha, runs):
+        return t.isf(alpha, runs - 1)
+
+    assert row.max_difference_ci_high == pytest.approx(0.01 + q(0.025, 60) * 0.015)
+    assert row.max_difference_ci_low == pytest.approx(0.01 - q(0.0125, 60) * 0.015)
+    assert row.max_difference_runs == 60  # the cell that sets the maximum
+    assert row.min_difference_ci_low == pytest.approx(-0.05 - q(0.025, 50) * 0.01)
+    assert row.min_difference_ci_high == pytest.approx(-0.05 + q(0.0125, 50) * 0.01)
+    assert row.max_abs_difference_ci_high == pytest.approx(0.05 + q(0.0125, 50) * 0.01)
+    assert row.difference_at_largest_epsilon_ci_low == -0.02  # one cell: its own interval
+    growth_low = 10 ** (np.log10(2.0) - q(0.0125, 50) * 0.05 - np.log10(1.5) - q(0.0125, 60) * 0.04)
+    assert row.ratio_growth_ci_low == pytest.approx(growth_low)
+    assert (row.mean_difference, row.mean_difference_ci_low, row.mean_difference_runs) == (-0.02, -0.03, 50)
+    assert row.runs == 50 and row.looks == 1
+
+
+def test_a_mean_over_the_grid_is_the_mean_of_per_run_means():
+    """Shared runs: the mean over ε has its own interval, narrower than the mean of the per-ε ones."""
+    from dpreplication.learning.protocol import mean_confidence_interval
+    from dpreplication.replications.privgene.comparison_figures import mean_differences, paired_differences
+
+    rng = np.random.default_rng(3)
+    run_effect = rng.normal(0, 0.03, 40)  # a fold that is hard for one method is hard at every ε
+    rows = [
+        {
+            "dataset": "A",
+            "task": "lr",
+            "epsilon": eps,
+            "repetition": r // 5,
+            "fold": r % 5,
+            "method": m,
+            "error": 0.2 + (run_effect[r] if m == "PrivGene" else 0.0) + rng.normal(0, 0.01),
+        }
+        for eps in (0.1, 0.5, 1.0)
+        for r in range(40)
+        for m in ("PrivGene", "FM")
+    ]
+    runs = pd.DataFrame(rows)
+    mean = mean_differences(runs).iloc[0]
+    wide = runs.set_index(["epsilon", "repetition", "fold", "method"]).error.unstack("method")
+    per_run = (wide.PrivGene - wide.FM).unstack("epsilon").mean(axis=1)
+    expected = mean_confidence_interval(per_run.to_numpy())
+    assert mean.mean_difference == pytest.approx(expected["mean"]) and mean.mean_difference_runs == 40
+    assert mean.mean_difference_ci_low == pytest.approx(expected["ci_low"])
+    pairs = paired_differences(runs)
+    old_width = (pairs.difference_ci_high - pairs.difference_ci_low).mean()
+    assert mean.mean_difference_ci_high - mean.mean_difference_ci_low <= old_width
 
 
 def test_the_log_ratio_interval_is_the_delta_method():
@@ -318,3 +389,124 @@ def test_the_papers_one_ensemble_rows_are_judged_with_our_seed_spread():
     assert len(recovered) == 17 and {c.select["dataset"] for c in recovered} == {"mnist", "fashion_mnist"}
     for claim in recovered:
         assert (claim.draws, claim.table, claim.select["replicate"]) == ("seeds", "prediction_teacher_seeds", "all")
+
+
+# ---------------------------------------------------------------- margins (issue #50)
+
+
+@pytest.mark.parametrize(
+    "comparison, tolerance, interval, status",
+    [
+        # "beats" (< 0) with margin 0.01: fail once the draws exclude an advantage of 0.01
+        ("lt", 0.0, (0.002, -0.008, 0.012), "fail"),  # inconclusive without a margin
+        ("lt", 0.0, (-0.002, -0.012, 0.008), "inconclusive"),  # an advantage of 0.01 is still possible
+        ("lt", 0.0, (-0.004, -0.008, -0.001), "pass"),  # any advantage shown passes
+        # "close to" within 0.03 with margin 0.01: fail once |gap| ≤ 0.02 is excluded
+        ("abs", 0.03, (0.0297, 0.021, 0.0384), "fail"),
+        ("abs", 0.03, (0.0297, 0.019, 0.0404), "inconclusive"),
+        ("abs", 0.03, (0.015, 0.001, 0.029), "pass"),
+        # a region narrower than twice the margin shrinks to its centre: a value there never fails
+        ("abs", 0.005, (0.001, -0.003, 0.0071), "inconclusive"),
+        ("abs", 0.005, (0.004, 0.0005, 0.0075), "fail"),
+        ("ge", 0.1, (-0.095, -0.104, -0.0905), "fail"),  # ≥ −0.1 with the margin needs ≥ −0.09 possible
+    ],
+)
+def test_a_margin_decides_what_the_interval_alone_cannot(comparison, tolerance, interval, status):
+    claim = interval_claim(comparison=comparison, tolerance=tolerance, margin=0.01)
+    row = evaluate_claims([claim], table(*interval)).iloc[0]
+    assert row.status == status and row.margin == 0.01
+    assert (row.p_decisive < 0.025) == (status != "inconclusive")
+
+
+def test_an_interval_narrower_than_the_margin_always_decides():
+    """Whatever the value, an interval narrower than the margin is pass or fail: finitely many runs decide."""
+    rng = np.random.default_rng(1)
+    for comparison, tolerance in (("lt", 0.0), ("le", 0.03), ("abs", 0.03), ("abs", 0.004), ("ge", 0.1)):
+        claim = interval_claim(comparison=comparison, tolerance=tolerance, margin=0.01)
+        effective = min(0.01, tolerance) if comparison == "abs" else 0.01  # a narrow region shrinks to its centre
+        for value in rng.uniform(-0.15, 0.15, 300):
+            half = rng.uniform(0, effective / 2 * 0.999)
+            row = evaluate_claims([claim], table(value, value - half, value + half)).iloc[0]
+            assert row.status in ("pass", "fail"), (comparison, value, half)
+            assert row.runs_to_resolve == 50
+
+
+def test_runs_to_resolve_never_exceeds_the_runs_that_narrow_the_interval_below_the_margin():
+    """A tie on the bound: without a margin it never resolves; with 0.01 it resolves once the width is below it."""
+    assert runs_to_resolve(-math.inf, 0.0, 0.0, -0.01, 0.01, 50) == math.inf
+    # the fail bound −0.01 lies 0.01 below the point, the interval reaches 0.012 down: 50·1.2² runs
+    assert runs_to_resolve(-math.inf, 0.0, 0.0, -0.012, 0.012, 50, margin=0.01) == math.ceil(50 * 1.2**2)
+    assert runs_to_resolve(-math.inf, 0.0, 0.0, -0.012, 0.012, 50, margin=0.01) <= runs_to_decide(
+        -0.012, 0.012, 50, 0.01
+    )
+    assert runs_to_decide(-0.01, 0.01, 50, 0.01) == 200 and runs_to_decide(-0.001, 0.001, 50, 0.01) == 50
+
+
+def test_an_asymmetric_interval_is_read_on_the_side_that_decides():
+    """fig3_us_majority_flat: the point at its interval's low end (range floored at 0) is not decisive."""
+    p = p_decisive(-0.005, 0.005, 0.001, 0.001, 0.009)
+    assert interval_verdict(-0.005, 0.005, False, 0.001, 0.009) == "inconclusive" and p >= 0.025
+    assert p == pytest.approx(norm.sf(Z95 * 0.004 / 0.008))
+
+
+def test_a_second_look_scales_the_p_value_by_the_looks():
+    """At two looks each interval is at one-sided 0.0125, and p_decisive doubles: < 0.025 iff decisive."""
+    z = norm.isf(0.0125)
+    half = 0.01
+    value = -half * 1.01  # just clears 0 at the two-look quantile
+    p = p_decisive(-math.inf, 0.0, value, value - half, value + half, looks=2)
+    assert p == pytest.approx(2 * norm.sf(z * 1.01)) and p < 0.025
+    assert confidence(2) == pytest.approx(0.975) and one_sided_level(1) == 0.025
+    with pytest.raises(ValueError, match="positive integer"):
+        one_sided_level(0)
+
+
+def write_registry(tmp_path, margins):
+    text = (
+        "paper: p\ndraws:\n  t: interval\n"
+        + margins
+        + "claims:\n  - {id: c, section: s, claim: x, expected: 0, comparison: lt, kind: spec, from: {table: t, column: gap}}\n"
+    )
+    path = tmp_path / "p.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_the_registry_reads_a_margin_with_its_source_and_refuses_one_without(tmp_path):
+    path = write_registry(tmp_path, "margins:\n  t: {margin: 0.01, source: 'whole points'}\n")
+    assert load_registry(path)[0].margin == 0.01
+    assert registry_margins(path) == {"t": (0.01, "whole points")}
+    for bad, message in (
+        ("margins:\n  t: {margin: 0.01}\n", "its source"),
+        ("margins:\n  t: {margin: -0.01, source: s}\n", "non-negative"),
+        ("margins:\n  t: {margin: yes, source: s}\n", "boolean"),
+        ("margins:\n  u: {margin: 0.01, source: s}\n", "not declared interval"),
+        ("margins:\n  t: {margin: 0.01, source: s, per_claim: c}\n", "unknown key 'per_claim'"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            load_registry(write_registry(tmp_path, bad))
+
+
+@pytest.mark.parametrize("paper", ["privgene"])
+def test_every_quantity_from_random_draws_has_a_margin(paper):
+    """PrivGene's verdicts are all decidable: no interval claim is left without its smallest effect of interest."""
+    claims = load_registry(CLAIMS / f"{paper}.yaml")
+    assert [c.id for c in claims if c.draws == "interval" and c.margin <= 0] == []
+    page = paper_page(
+        evaluate_claims([interval_claim(margin=0.01)], table(-0.02, -0.03, -0.01)),
+        "p",
+        None,
+        registry_margins(CLAIMS / f"{paper}.yaml"),
+    )
+    assert "## Margins" in page and "1 point of misclassification rate" in page
+
+
+def test_the_committed_scorecard_is_decisive_exactly_where_p_decisive_says_so():
+    """The Holm/BH table counts decisive verdicts from the statuses; their p-values must agree with them."""
+    scorecard = pd.read_csv(REPO / "figures" / "scorecard.csv")
+    judged = scorecard[(scorecard.draws == "interval") & scorecard.status.isin(STATUSES_JUDGED)]
+    disagree = judged[(judged.p_decisive < 0.025) != (judged.status != "inconclusive")]
+    assert disagree.id.tolist() == []
+
+
+STATUSES_JUDGED = ["pass", "fail", "deviation", "inconclusive"]

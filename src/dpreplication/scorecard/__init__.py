@@ -16,6 +16,7 @@ from dpreplication.scorecard.claims import (
     claims_on,
     evaluate_claims,
     load_registry,
+    registry_margins,
 )
 from dpreplication.scorecard.pages import paper_page, read_scorecard, summary_page, sync_readme
 
@@ -30,6 +31,7 @@ __all__ = [
     "load_registry",
     "paper_page",
     "read_scorecard",
+    "registry_margins",
     "summary_page",
     "sync_readme",
 ]

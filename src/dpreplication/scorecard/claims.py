@@ -9,15 +9,17 @@ A claim's status says exactly what was observed in this run:
   If any evidence claim does not pass, the claim is ``fail``. The reason is a template filled
   with measured values (``{claim_id}`` or ``{claim_id:.3f}``; ``{reproduced}``/``{expected}``
   are the claim's own), so no number in it is typed in;
-- ``inconclusive``: the value comes from random draws and its 95 % confidence interval straddles
-  a bound of the criterion (:mod:`dpreplication.scorecard.uncertainty` states the rule);
+- ``inconclusive``: the value comes from random draws and its confidence interval neither lies in
+  the accepted region nor outside it shrunk by the quantity's margin
+  (:mod:`dpreplication.scorecard.uncertainty` states the rule);
 - ``missing``: the value could not be computed (NaN or ±inf, a dataset that is not available, an
   absent optional library). Never pass and never deviation.
 
 How a value was obtained is its ``draws``, declared per table (or ``table.column``) in the
 registry's ``draws:`` section: ``exact`` (deterministic: the default), ``interval`` (from random draws; the row carries
-``<column>_ci_low``/``<column>_ci_high``, optionally ``<column>_se`` and ``<column>_runs`` or
-``runs``, and the verdict is read from the interval), ``test`` (a test statistic, such as a
+``<column>_ci_low``/``<column>_ci_high``, optionally ``<column>_se``, ``<column>_runs`` or
+``runs``, and ``looks`` (how many times a verdict on it may be read: its intervals are at one-sided
+level 0.025 / looks), and the verdict is read from the interval), ``test`` (a test statistic, such as a
 p-value or z-score, whose criterion is the test's acceptance region at its stated level) or
 ``seeds`` (a mean over ``S`` independently seeded replicates, e.g. teacher ensembles, of a number
 the paper reports from one replicate of its own: the row carries ``<column>_seed_sd`` and
@@ -39,8 +41,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
+from scipy.stats import norm
 
-from dpreplication.scorecard.uncertainty import Z95, interval_verdict, p_decisive, runs_to_resolve
+from dpreplication.scorecard.uncertainty import interval_verdict, one_sided_level, p_decisive, runs_to_resolve
 from dpreplication.tables import DATA_STATUS_COLUMN
 from dpreplication.validation import yaml_file
 
@@ -53,10 +56,12 @@ COLUMNS = [
     "expected",
     "reproduced",
     "tolerance",
+    "margin",
     "comparison",
     "status",
     "draws",
     "runs",
+    "looks",
     "se",
     "ci_low",
     "ci_high",
@@ -126,6 +131,9 @@ class Claim:
     tolerance: float = 0.0
     deviation: Deviation | None = None
     draws: str = "exact"
+    margin: float = 0.0
+    """The smallest effect of interest of the claim's quantity (registry ``margins:``): an
+    ``interval`` claim fails once its interval excludes the region shrunk by it."""
     quote: str = ""
     reading: str = ""
     reduce: str = ""
@@ -161,6 +169,10 @@ class Claim:
             raise ValueError(f"claim {self.id}: reduce must be 'max' or absent, got {self.reduce!r}")
         if self.reduce and self.draws != "exact":
             raise ValueError(f"claim {self.id}: a reduced claim judges exact values, not {self.draws!r} draws")
+        if isinstance(self.margin, bool) or not (math.isfinite(self.margin) and self.margin >= 0):
+            raise ValueError(f"claim {self.id}: margin must be finite and non-negative, got {self.margin!r}")
+        if self.margin and self.draws != "interval":
+            raise ValueError(f"claim {self.id}: a margin applies to interval draws, not {self.draws!r}")
         if self.draws == "seeds" and self.comparison != "abs":
             raise ValueError(f"claim {self.id}: a seeds claim widens an abs tolerance, not a {self.comparison} one")
 
@@ -259,7 +271,7 @@ def expand_cases(entry: dict) -> list[dict]:
     return claims
 
 
-REGISTRY_KEYS = frozenset({"paper", "draws", "claims"})
+REGISTRY_KEYS = frozenset({"paper", "draws", "margins", "claims"})
 """The keys of a registry document."""
 ENTRY_KEYS = frozenset(
     {
@@ -306,6 +318,40 @@ def _number(entry: dict, key: str) -> float:
         raise ValueError(f"claim {entry.get('id')}: {key} must be a number, got {value!r:.80}") from None
 
 
+MARGIN_KEYS = frozenset({"margin", "source"})
+"""The keys of a ``margins:`` entry: the value, in the quantity's units, and where it comes from."""
+
+
+def _margins(document: dict, draws: dict, path) -> dict[str, tuple[float, str]]:
+    """Return the registry's ``margins:`` (``table`` or ``table.column`` -> margin and source), checked.
+
+    Each entry is ``{margin: <number ≥ 0>, source: <text>}`` on a quantity declared ``interval``;
+    else ``ValueError`` naming the key.
+    """
+    margins = document.get("margins") or {}
+    if not isinstance(margins, dict):
+        raise ValueError(f"{path}: margins must be a mapping, got {margins!r:.80}")
+    checked = {}
+    for key, entry in margins.items():
+        _unknown_keys(entry, MARGIN_KEYS, f"{path}: margins: {key}")
+        if set(entry) != MARGIN_KEYS or not str(entry["source"]).strip():
+            raise ValueError(f"{path}: margins: {key} needs a margin and its source")
+        table = str(key).split(".")[0]
+        if draws.get(key, draws.get(table)) != "interval":
+            raise ValueError(f"{path}: margins: {key} is not declared interval in draws")
+        value = _number({**entry, "id": f"margins: {key}"}, "margin")
+        if not (math.isfinite(value) and value >= 0):
+            raise ValueError(f"{path}: margins: {key} must be finite and non-negative, got {value}")
+        checked[key] = value, str(entry["source"])
+    return checked
+
+
+def registry_margins(path: str | Path) -> dict[str, tuple[float, str]]:
+    """Return the margins of ``workflow/claims/<paper>.yaml``: quantity -> (margin, source)."""
+    document = yaml_file(path)
+    return _margins(document, document.get("draws") or {}, path)
+
+
 def load_registry(path: str | Path) -> list[Claim]:
     """Read the claims of ``workflow/claims/<paper>.yaml``, checking the registry.
 
@@ -314,9 +360,10 @@ def load_registry(path: str | Path) -> list[Claim]:
     :data:`SOURCE_KEYS`), each ``expected`` and ``tolerance`` a number and not a YAML boolean
     (``tolerance: yes`` used to read as 1.0), ids unique, evidence ids present and not themselves
     deviations (nor the claim itself), every template placeholder a claim id of the registry (or
-    reproduced/expected), every ``draws:`` entry a known kind; else ``ValueError`` naming the claim
-    and the key. A claim's ``draws`` is its column's entry (``table.column``), else its table's,
-    else ``exact``.
+    reproduced/expected), every ``draws:`` entry a known kind, every ``margins:`` entry a
+    non-negative number with its source (:func:`_margins`); else ``ValueError`` naming the claim
+    and the key. A claim's ``draws`` and ``margin`` are its column's entry (``table.column``),
+    else its table's, else ``exact`` and 0.
     """
     document = yaml_file(path)
     _unknown_keys(document, REGISTRY_KEYS, str(path))
@@ -325,6 +372,7 @@ def load_registry(path: str | Path) -> list[Claim]:
     unknown = {table: kind for table, kind in draws.items() if kind not in DRAWS}
     if unknown:
         raise ValueError(f"{path}: draws must be one of {list(DRAWS)}, got {unknown}")
+    margins = {key: margin for key, (margin, _) in _margins(document, draws, path).items()}
     claims = []
     for item in document["claims"]:
         _unknown_keys(item, ENTRY_KEYS, f"claim {item.get('id')}" if isinstance(item, dict) else "a claim")
@@ -346,6 +394,7 @@ def load_registry(path: str | Path) -> list[Claim]:
                 select=source.get("select", {}),
                 reduce=source.get("reduce", ""),
                 draws=draws.get(f"{source['table']}.{source['column']}", draws.get(source["table"], "exact")),
+                margin=margins.get(f"{source['table']}.{source['column']}", margins.get(source["table"], 0.0)),
                 **entry,
             )
         )
@@ -395,7 +444,10 @@ def selected_row(claim: Claim, tables: dict[str, pd.DataFrame]) -> pd.Series:
 
     A missing table or column raises ``KeyError``; any other number of matching rows ``ValueError``.
     """
-    rows = selected_rows(claim, tables)
+    return _single(claim, selected_rows(claim, tables))
+
+
+def _single(claim: Claim, rows: pd.DataFrame) -> pd.Series:
     if len(rows) != 1:
         raise ValueError(f"claim {claim.id}: {claim.select} selects {len(rows)} rows of {claim.table!r}, expected 1")
     return rows.iloc[0]
@@ -407,10 +459,14 @@ def lookup(claim: Claim, tables: dict[str, pd.DataFrame]) -> float:
     A value that is not a number gives NaN. A reduced claim returns the largest value of its rows
     (NaN if there are none or any is NaN).
     """
+    return _value(claim, selected_rows(claim, tables))
+
+
+def _value(claim: Claim, rows: pd.DataFrame) -> float:
     if claim.reduce:
-        values = pd.to_numeric(selected_rows(claim, tables)[claim.column], errors="coerce")
+        values = pd.to_numeric(rows[claim.column], errors="coerce")
         return math.nan if values.empty else float(values.max(skipna=False))
-    value = selected_row(claim, tables)[claim.column]
+    value = _single(claim, rows)[claim.column]
     try:
         return float(value)
     except (TypeError, ValueError):
@@ -419,9 +475,13 @@ def lookup(claim: Claim, tables: dict[str, pd.DataFrame]) -> float:
 
 def not_computed(claim: Claim, tables: dict[str, pd.DataFrame]) -> str:
     """Return the row's ``data_status`` text (why its values could not be computed), else ``""``."""
+    return _why_not_computed(claim, selected_rows(claim, tables))
+
+
+def _why_not_computed(claim: Claim, rows: pd.DataFrame) -> str:
     if claim.reduce:
         return ""
-    status = selected_row(claim, tables).get(DATA_STATUS_COLUMN, "")
+    status = _single(claim, rows).get(DATA_STATUS_COLUMN, "")
     return status if isinstance(status, str) else ""
 
 
@@ -452,26 +512,31 @@ def not_finite(claim: Claim, reproduced: float) -> str:
 
 
 def interval_of(claim: Claim, tables: dict[str, pd.DataFrame]) -> dict[str, float]:
-    """Return the uncertainty of an ``interval`` claim's value: ``runs``, ``se``, ``ci_low``, ``ci_high``.
+    """Return the uncertainty of an ``interval`` claim's value: ``runs``, ``looks``, ``se``, ``ci_low``, ``ci_high``.
 
     Read from the row's ``<column>_ci_low``/``<column>_ci_high`` (absent: ``KeyError``),
-    ``<column>_se`` (else the half-width over 1.96) and ``<column>_runs``, ``runs`` or ``draws``
-    (else NaN).
+    ``<column>_se`` (else the half-width over the interval's normal quantile), ``<column>_runs``,
+    ``runs`` or ``draws`` (else NaN) and ``looks`` (else 1).
     """
-    row = selected_row(claim, tables)
+    return _interval_in(claim, selected_row(claim, tables))
+
+
+def _interval_in(claim: Claim, row: pd.Series) -> dict[str, float]:
     bounds = [f"{claim.column}_ci_low", f"{claim.column}_ci_high"]
     absent = [name for name in bounds if name not in row.index]
     if absent:
         raise KeyError(f"claim {claim.id}: {claim.table!r} is declared interval but has no column {absent}")
     ci_low, ci_high = (float(row[name]) for name in bounds)
+    looks = int(row["looks"]) if "looks" in row.index else 1
     se_column = f"{claim.column}_se"
-    se = float(row[se_column]) if se_column in row.index else (ci_high - ci_low) / (2 * Z95)
+    z = float(norm.isf(one_sided_level(looks)))
+    se = float(row[se_column]) if se_column in row.index else (ci_high - ci_low) / (2 * z)
     runs_column = next((name for name in (f"{claim.column}_runs", "runs", "draws") if name in row.index), None)
     runs = float(row[runs_column]) if runs_column else math.nan
-    return {"runs": runs, "se": se, "ci_low": ci_low, "ci_high": ci_high}
+    return {"runs": runs, "looks": looks, "se": se, "ci_low": ci_low, "ci_high": ci_high}
 
 
-NO_INTERVAL = {"runs": math.nan, "se": math.nan, "ci_low": math.nan, "ci_high": math.nan}
+NO_INTERVAL = {"runs": math.nan, "looks": math.nan, "se": math.nan, "ci_low": math.nan, "ci_high": math.nan}
 
 
 def seed_tolerance(tolerance: float, seed_sd: float, seeds: float) -> float:
@@ -488,7 +553,10 @@ def spread_of(claim: Claim, tables: dict[str, pd.DataFrame]) -> dict[str, float]
 
     Read from the row's ``<column>_seed_sd`` and ``seeds`` (absent: ``KeyError``).
     """
-    row = selected_row(claim, tables)
+    return _spread_in(claim, selected_row(claim, tables))
+
+
+def _spread_in(claim: Claim, row: pd.Series) -> dict[str, float]:
     absent = [name for name in (f"{claim.column}_seed_sd", "seeds") if name not in row.index]
     if absent:
         raise KeyError(f"claim {claim.id}: {claim.table!r} is declared seeds but has no column {absent}")
@@ -497,10 +565,14 @@ def spread_of(claim: Claim, tables: dict[str, pd.DataFrame]) -> dict[str, float]
 
 def uncertainty_of(claim: Claim, tables: dict[str, pd.DataFrame]) -> dict[str, float]:
     """Return the ``runs``, ``se`` and interval columns of a claim, by its ``draws``."""
+    return _uncertainty_in(claim, selected_rows(claim, tables))
+
+
+def _uncertainty_in(claim: Claim, rows: pd.DataFrame) -> dict[str, float]:
     if claim.draws == "interval":
-        return interval_of(claim, tables)
+        return _interval_in(claim, _single(claim, rows))
     if claim.draws == "seeds":
-        return spread_of(claim, tables)
+        return _spread_in(claim, _single(claim, rows))
     return NO_INTERVAL
 
 
@@ -517,10 +589,11 @@ def _judge(claim: Claim, reproduced: float, interval: dict) -> tuple[str, dict]:
         return ("pass" if claim.holds(reproduced) else "fail"), {"runs_to_resolve": math.nan, "p_decisive": math.nan}
     low, high, strict = claim.region
     ci_low, ci_high = interval["ci_low"], interval["ci_high"]
-    status = interval_verdict(low, high, strict, ci_low, ci_high)
+    margin, looks = claim.margin, interval["looks"]
+    status = interval_verdict(low, high, strict, ci_low, ci_high, margin)
     return status, {
-        "runs_to_resolve": runs_to_resolve(low, high, reproduced, ci_low, ci_high, interval["runs"]),
-        "p_decisive": p_decisive(low, high, reproduced, ci_low, ci_high),
+        "runs_to_resolve": runs_to_resolve(low, high, reproduced, ci_low, ci_high, interval["runs"], margin),
+        "p_decisive": p_decisive(low, high, reproduced, ci_low, ci_high, margin, looks),
     }
 
 
@@ -542,15 +615,36 @@ def claims_named(claim: Claim) -> set[str]:
     return (set(claim.deviation.evidence) | placeholders) - {"reproduced", "expected"}
 
 
+def open_reason(claim: Claim, interval: dict) -> str:
+    """Why an ``inconclusive`` claim is open, and the runs that would decide it at the observed spread."""
+    level = 100 * (1 - 2 * one_sided_level(int(interval["looks"])))
+    bounds = f"[{interval['ci_low']:.4g}, {interval['ci_high']:.4g}]"
+    if claim.margin:
+        shrunk = f"outside the region shrunk by the margin {claim.margin:g}"
+    else:
+        shrunk = "outside it (no margin is declared for this quantity)"
+    unspent = (
+        "the second stage did not fund them (over its budget, or past the runs it may add)"
+        if interval["looks"] > 1
+        else "no second stage adds runs to this table"
+    )
+    return (
+        f"the {level:g} % interval {bounds} over {interval['runs']:.0f} runs lies neither in the accepted region "
+        f"nor {shrunk}; about {interval['runs_to_resolve']:.0f} runs would decide it at the observed spread: "
+        f"{unspent}"
+    )
+
+
 def evaluate_claims(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """One scorecard row per claim, with the statuses of the module docstring."""
     observed, reasons, values, uncertainty, judged = {}, {}, {}, {}, {}
     for claim in claims:
-        reproduced = lookup(claim, tables)
+        rows = selected_rows(claim, tables)  # searched once
+        reproduced = _value(claim, rows)
         values[claim.id] = values[f"{claim.id}.reproduced"] = reproduced
         values[f"{claim.id}.expected"] = claim.expected
-        interval = uncertainty_of(claim, tables)
-        why_not = not_computed(claim, tables) or not_finite(claim, reproduced)
+        interval = _uncertainty_in(claim, rows)
+        why_not = _why_not_computed(claim, rows) or not_finite(claim, reproduced)
         if (
             not why_not
             and claim.draws == "interval"
@@ -578,11 +672,7 @@ def evaluate_claims(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> pd.
             else:
                 status, reason = "deviation", fill_reason(claim.deviation.reason, claim.id, values)
         if status == "inconclusive":
-            reason = (
-                f"the 95 % interval [{uncertainty[claim.id]['ci_low']:.4g}, {uncertainty[claim.id]['ci_high']:.4g}] "
-                f"straddles a bound of the criterion; about {uncertainty[claim.id]['runs_to_resolve']:.0f} runs "
-                "would resolve it at the observed spread"
-            )
+            reason = open_reason(claim, uncertainty[claim.id])
         rows.append(
             {
                 "paper": claim.paper,
@@ -593,6 +683,7 @@ def evaluate_claims(claims: list[Claim], tables: dict[str, pd.DataFrame]) -> pd.
                 "expected": claim.expected,
                 "reproduced": values[claim.id],
                 "tolerance": judged[claim.id].tolerance,
+                "margin": claim.margin if claim.draws == "interval" else math.nan,
                 "comparison": COMPARISONS[claim.comparison],
                 "status": status,
                 "draws": claim.draws,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from dpreplication.scorecard.claims import KINDS, REPLICATION_KINDS, STATUSES
-from dpreplication.scorecard.uncertainty import adjusted_decisive
+from dpreplication.scorecard.uncertainty import adjusted_decisive, confidence
 
 README_BEGIN = "<!-- scorecard summary: generated from figures/scorecard.csv by `make readme`; do not edit -->"
 README_END = "<!-- end of scorecard summary -->"
@@ -80,10 +80,12 @@ def _criterion(row: pd.Series) -> str:
 
 
 def _interval(claim: pd.Series) -> str:
-    """How the value was obtained: ``exact``, a test with its sample size, or the 95 % CI over its runs."""
+    """How the value was obtained: ``exact``, a test with its sample size, or the CI (its level) over its runs."""
     runs = f", {claim['runs']:.0f} runs" if pd.notna(claim.get("runs")) else ""
     if claim.get("draws") == "interval" and pd.notna(claim.get("ci_low")):
-        return f"[{cell(float(claim['ci_low']))}, {cell(float(claim['ci_high']))}]{runs}"
+        looks = int(claim["looks"]) if pd.notna(claim.get("looks")) else 1
+        level = f"{100 * confidence(looks):g} % " if looks > 1 else ""
+        return f"{level}[{cell(float(claim['ci_low']))}, {cell(float(claim['ci_high']))}]{runs}"
     if claim.get("draws") == "test":
         return f"test{runs}"
     if claim.get("draws") == "seeds" and pd.notna(claim.get("se")):
@@ -92,10 +94,13 @@ def _interval(claim: pd.Series) -> str:
 
 
 RULE = (
-    "A claim whose value comes from random draws (`draws: interval`) is judged on its 95 % "
-    "confidence interval, not its point: `pass` when the whole interval lies in the criterion's "
-    "accepted region, `fail` when the whole interval lies outside it, `inconclusive` otherwise, with "
-    "the runs that would resolve it at the observed spread. `exact` values are deterministic; a "
+    "A claim whose value comes from random draws (`draws: interval`) is judged on its confidence "
+    "interval (95 %; shown with its level where a verdict may be read at more than one look), not its "
+    "point: `pass` when the whole interval lies in the criterion's accepted region, `fail` when it lies "
+    "outside that region shrunk by the quantity's margin (its smallest effect of interest, listed "
+    "below with its source; a two-sided region narrower than twice the margin shrinks to its centre), "
+    "`inconclusive` otherwise, with the runs at which an interval of the observed spread would decide. "
+    "`exact` values are deterministic; a "
     "`test` value is a test statistic judged at its own stated level; a `seeds` value is a mean over "
     "S independently seeded replicates (teacher ensembles) of a number the paper reports from one "
     "replicate, and its tolerance τ widens to √(τ² + 4s²(1 + 1/S)) with s the seed spread."
@@ -106,7 +111,7 @@ def multiplicity_table(scorecard: pd.DataFrame) -> str:
     """Per paper: decisive interval verdicts, and how many stay decisive under Holm and Benjamini–Hochberg.
 
     The family is the paper's interval claims that were computed; each verdict's one-sided p-value
-    is ``p_decisive`` (decisive iff < 0.025).
+    is ``p_decisive`` (< 0.025 exactly when its status is decisive: ``tests/test_verdicts.py``).
     """
     rows = []
     for paper, group in scorecard.groupby("paper", sort=True):
@@ -116,7 +121,7 @@ def multiplicity_table(scorecard: pd.DataFrame) -> str:
         if judged.empty:
             continue
         p = judged["p_decisive"].astype(float).to_numpy()
-        decisive = int((p < 0.025).sum())
+        decisive = int(judged["status"].isin(["pass", "fail", "deviation"]).sum())
         holm, bh = (int(adjusted_decisive(p, method).sum()) for method in ("holm", "bh"))
         rows.append([paper, len(judged), decisive, decisive - holm, decisive - bh])
     return table(
@@ -160,7 +165,7 @@ def _claim_cells(claim: pd.Series, columns: list[str]) -> list:
         "claim": claim["claim"],
         "criterion": _criterion(claim),
         "reproduced": float(claim["reproduced"]),
-        "95 % CI": _interval(claim),
+        "CI": _interval(claim),
         "reason": claim["reason"] or "",
         "evidence": ", ".join(f"`{e}`" for e in str(claim["evidence"]).split(";") if e),
     }
@@ -193,12 +198,31 @@ def privacy_spent(ledgers: dict[str, pd.DataFrame]) -> str:
     return table(columns, rows)
 
 
-def paper_page(scorecard: pd.DataFrame, paper: str, ledgers: dict[str, pd.DataFrame] | None = None) -> str:
+def margins_section(margins: dict[str, tuple[float, str]]) -> str:
+    """Render the registry's margins (quantity -> margin and source) as the page's section."""
+    if not margins:
+        return ""
+    rows = [[f"`{quantity}`", cell(margin), source] for quantity, (margin, source) in margins.items()]
+    return (
+        "\n\n## Margins\n\nThe smallest effect of interest of each quantity from random draws, fixed from "
+        "the paper's text before any result: an interval that excludes every value holding with this "
+        "margin to spare fails. A quantity not listed has margin 0 (`fail` only outside the region).\n\n"
+        + table(["quantity (table or table.column)", "margin", "source"], rows)
+    )
+
+
+def paper_page(
+    scorecard: pd.DataFrame,
+    paper: str,
+    ledgers: dict[str, pd.DataFrame] | None = None,
+    margins: dict[str, tuple[float, str]] | None = None,
+) -> str:
     """Every claim of one paper: fail, missing, deviation, then pass; reasons and evidence shown.
 
-    Then what each figure of private releases spent (``ledgers``: its published ledgers by name).
+    Then the registry's ``margins`` (:func:`margins_section`) and what each figure of private
+    releases spent (``ledgers``: its published ledgers by name).
     """
-    columns = ["id", "kind", "status", "claim", "criterion", "reproduced", "95 % CI", "reason", "evidence"]
+    columns = ["id", "kind", "status", "claim", "criterion", "reproduced", "CI", "reason", "evidence"]
     claims = _ordered(scorecard[scorecard["paper"] == paper])
     rows = [_claim_cells(claim, columns) for _, claim in claims.iterrows()]
     spent = ""
@@ -218,6 +242,7 @@ def paper_page(scorecard: pd.DataFrame, paper: str, ledgers: dict[str, pd.DataFr
         + summary_table(scorecard[scorecard["paper"] == paper], link="scorecard.md")
         + "\n\n"
         + table(columns, rows)
+        + margins_section(margins or {})
         + spent
         + "\n\n## Readings\n\nEvery sentence of the paper judged above, quoted, with how it is read (decided "
         "from the text, before the results).\n\n" + readings(claims) + "\n"
@@ -226,7 +251,7 @@ def paper_page(scorecard: pd.DataFrame, paper: str, ledgers: dict[str, pd.DataFr
 
 def summary_page(scorecard: pd.DataFrame) -> str:
     """Render the landing page: kind × status per paper, then every claim that is not a pass."""
-    columns = ["paper", "id", "kind", "status", "claim", "criterion", "reproduced", "95 % CI", "reason"]
+    columns = ["paper", "id", "kind", "status", "claim", "criterion", "reproduced", "CI", "reason"]
     open_claims = _ordered(scorecard[scorecard["status"] != "pass"])
     rows = [_claim_cells(claim, columns) for _, claim in open_claims.iterrows()]
     return (
@@ -238,7 +263,8 @@ def summary_page(scorecard: pd.DataFrame) -> str:
         "`sanity` are checks of this replication. "
         f"One page per paper has every claim.\n\n{RULE}\n\n"
         + summary_table(scorecard)
-        + "\n\n## Multiple comparisons\n\nEach interval verdict is a 95 % decision on its own. Adjusting "
+        + "\n\n## Multiple comparisons\n\nEach interval verdict errs with probability at most 2.5 % per side on "
+        "its own (over all its looks). Adjusting "
         "over each paper's interval claims (one-sided level 0.025 per verdict), these many decisive "
         "verdicts would become inconclusive:\n\n"
         + multiplicity_table(scorecard)
@@ -268,7 +294,9 @@ NUMBER_COLUMNS = (
     "expected",
     "reproduced",
     "tolerance",
+    "margin",
     "runs",
+    "looks",
     "se",
     "ci_low",
     "ci_high",
