@@ -1,20 +1,26 @@
-"""PrivGene Figs 3–4, second stage: more repetitions only where a verdict is still open (issue #32).
+"""PrivGene Figs 3–4, second stage: more repetitions only where a verdict is still open (issue #32, #50).
 
 After the first-stage repetitions, the comparison claims of the registry are judged on the
 first-stage tables. A claim that is ``inconclusive`` names the cells (dataset, task, method, ε)
-whose per-ε 95 % intervals straddle a bound of its criterion; each such cell, for both methods of
-the pair, gets the repetitions that would resolve it at the observed spread (the scorecard's
-``runs_to_resolve``), up to ``max_repetitions`` (the paper's 500 runs are 100 repetitions of
+whose own interval, at the level the claim reads it, neither passes nor fails under the claim's
+margin; each such cell, for both methods of the pair, gets the repetitions at which an interval
+of its observed spread is narrower than the margin (:func:`~dpreplication.scorecard.uncertainty.runs_to_decide`:
+then it always decides), up to ``max_repetitions`` (the paper's 500 runs are 100 repetitions of
 5-fold CV). Claims are funded cheapest first until the profile's ``budget`` of CPU-seconds is
 spent (each method's measured cost of one repetition of one cell), so the plan is a deterministic
 function of the first-stage tables and the configuration.
 
+The looks. The runs added depend on the first stage's spread and the margin, never on the value
+(sample-size re-estimation from the nuisance parameter), and whether a claim gets them depends on
+its first look. A verdict may thus be read twice; every verdict of a profile with a second stage
+uses intervals at one-sided level 0.025 / 2 at both looks (:func:`looks`; Bonferroni over looks,
+the conservative case of an alpha-spending design), so its error over both looks stays ≤ 2.5 % per
+side whichever look decides it (``tests/papers/test_privgene_sequential.py`` simulates it).
+
 A second-stage repetition of a cell runs the same job on the same seeded streams as a first-stage
 one would (:func:`~dpreplication.replications.privgene.jobs.comparison` at one ε), so a
 rerun gives the same numbers and a profile with more first-stage repetitions agrees on the runs
-they share. Deciding where to add runs from the first look's intervals is a two-look sequential
-design: a verdict's error rate can reach about twice its single-look 5 %, which the scorecard page
-states.
+they share.
 """
 
 from __future__ import annotations
@@ -26,7 +32,8 @@ import pandas as pd
 
 from dpreplication.replications.privgene.methods import EPSILON_FREE
 from dpreplication.scorecard.claims import Claim
-from dpreplication.scorecard.uncertainty import runs_to_resolve
+from dpreplication.scorecard.uncertainty import effective_margin, interval_verdict, one_sided_level, runs_to_decide
+from dpreplication.statistics.intervals import abs_bounds, t_bounds
 
 PAIR_COLUMNS = {
     "max_difference": "all",
@@ -42,13 +49,23 @@ PAIR_COLUMNS = {
 CELL_COLUMNS = ["dataset", "task", "method", "epsilon"]
 
 
+def looks(second_stage: dict) -> int:
+    """Return how many times a Figs 3–4 verdict may be read: 2 when the profile funds a second stage, else 1."""
+    return 2 if second_stage.get("budget_cpu_seconds", 0) > 0 else 1
+
+
 def _epsilons(grid: np.ndarray, which: str) -> np.ndarray:
     grid = np.sort(grid)
     return {"all": grid, "above_smallest": grid[1:], "smallest": grid[:1], "largest": grid[-1:]}[which]
 
 
-def _per_epsilon(claim: Claim, pairs: pd.DataFrame) -> pd.DataFrame | None:
-    """Return the paired rows behind one claim: value and interval per ε (``|difference|`` for an absolute summary)."""
+def _per_epsilon(claim: Claim, pairs: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame | None:
+    """Return the cells behind one claim, each with its interval at the level the claim reads it.
+
+    A summary over ``k`` cells reads each at one-sided ``α / k`` (Bonferroni, as
+    :func:`~dpreplication.replications.privgene.comparison_figures.pair_summary` does; ``|difference|``
+    on both sides); a mean over the grid is read on its own interval, which every cell shares.
+    """
     select = claim.select
     if claim.table == "comparison_pairs" and claim.column == "difference":
         keys = ["dataset", "task", "method", "baseline", "epsilon"]
@@ -62,42 +79,50 @@ def _per_epsilon(claim: Claim, pairs: pd.DataFrame) -> pd.DataFrame | None:
     rows = pairs.loc[mask]
     if claim.table == "comparison_summary":
         rows = rows[rows.epsilon.isin(_epsilons(rows.epsilon.to_numpy(), PAIR_COLUMNS[claim.column]))]
-    value, low, high = rows.difference, rows.difference_ci_low, rows.difference_ci_high
+    alpha = one_sided_level(int(rows.looks.iloc[0])) / len(rows)
+    value, runs = rows.difference.to_numpy(), rows.runs.to_numpy()
+    low, high = t_bounds(value, rows.difference_se, runs, alpha)
     if claim.column == "max_abs_difference":
-        straddles = (low <= 0) & (high >= 0)
-        value, low, high = (
-            value.abs(),
-            np.minimum(low.abs(), high.abs()).where(~straddles, 0.0),
-            np.maximum(low.abs(), high.abs()),
-        )
-    return pd.DataFrame({"epsilon": rows.epsilon, "value": value, "low": low, "high": high, "runs": rows.runs})
+        value, (low, high) = np.abs(value), abs_bounds(low, high)
+    if claim.column == "mean_difference":
+        mean = summary.loc[np.logical_and.reduce([summary[k] == select[k] for k in keys])].iloc[0]
+        value = np.full(len(rows), mean.mean_difference)
+        low, high = np.full(len(rows), mean.mean_difference_ci_low), np.full(len(rows), mean.mean_difference_ci_high)
+        runs = np.full(len(rows), mean.mean_difference_runs)
+    return pd.DataFrame({"epsilon": rows.epsilon, "value": value, "low": low, "high": high, "runs": runs})
 
 
 def open_cells(
-    claims: list[Claim], scorecard: pd.DataFrame, pairs: pd.DataFrame, folds: int, max_repetitions: int
+    claims: list[Claim],
+    scorecard: pd.DataFrame,
+    pairs: pd.DataFrame,
+    summary: pd.DataFrame,
+    folds: int,
+    max_repetitions: int,
 ) -> pd.DataFrame:
-    """Return the cells each inconclusive pair claim needs, with the repetitions that would resolve them.
+    """Return the cells each inconclusive pair claim needs, with the repetitions that would decide them.
 
     One row per (claim, dataset, task, method, ε): both methods of the claim's pair at every ε
-    whose interval straddles a bound of the claim's accepted region (every ε of a mean), with
-    ``repetitions`` = ⌈runs_to_resolve / folds⌉ at that ε, capped at ``max_repetitions``, and
-    ``resolvable``: whether the cap suffices at the observed spread. Claims on other tables
-    (levels, ratios, Fig. 5) are not extended.
+    whose interval (at the claim's level for it, :func:`_per_epsilon`) is still open under the
+    claim's region and margin (every ε of a mean), with ``repetitions`` = ⌈runs_to_decide /
+    folds⌉ (the spread's, never the value's), capped at ``max_repetitions``, and ``resolvable``:
+    whether the cap suffices. Claims on other tables (ratios, Fig. 5) are not extended.
     """
     status = scorecard.set_index("id").status
     rows = []
     for claim in claims:
         if status.get(claim.id) != "inconclusive":
             continue
-        cells = _per_epsilon(claim, pairs)
+        cells = _per_epsilon(claim, pairs, summary)
         if cells is None:
             continue
-        low, high, _ = claim.region
+        low, high, strict = claim.region
+        margin = effective_margin(low, high, claim.margin)
         for cell in cells.itertuples(index=False):
-            straddles = cell.low < low <= cell.high or cell.low <= high < cell.high
-            if not straddles and claim.column != "mean_difference":
+            verdict = interval_verdict(low, high, strict, cell.low, cell.high, claim.margin)
+            if verdict != "inconclusive" and claim.column != "mean_difference":
                 continue
-            needed = runs_to_resolve(low, high, cell.value, cell.low, cell.high, cell.runs) / folds
+            needed = runs_to_decide(cell.low, cell.high, cell.runs, margin) / folds
             for method in (claim.select["method"], claim.select["baseline"]):
                 rows.append(
                     {

@@ -1,9 +1,12 @@
-"""95 % intervals of summaries of mean estimates: delta-method log ratios and interval arithmetic.
+"""Intervals of summaries of mean estimates: delta-method log ratios, interval arithmetic, Bonferroni.
 
 A summary of several estimates (the largest gap over an ε grid, a difference of two curves' final
 values) gets its interval from the estimates' own intervals by the same operation (interval
 arithmetic): if every input interval covers its quantity, the output interval covers the summary.
-The scorecard judges such claims on these intervals (:mod:`dpreplication.scorecard.uncertainty`).
+Over ``k`` cells, each bound of the summary is the one-sided bound it needs at the level it needs
+(:func:`t_bounds` at ``α`` or, where any of the ``k`` cells could be the one that errs, ``α/k``:
+Bonferroni). The scorecard judges such claims on these intervals
+(:mod:`dpreplication.scorecard.uncertainty`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,13 @@ def log_ratio_interval(method, baseline, confidence: float = 0.95) -> tuple[floa
     return se, float(stats.t.ppf(0.5 + confidence / 2, runs - 1)) * se
 
 
+def t_bounds(mean, se, runs, one_sided: float) -> tuple[np.ndarray, np.ndarray]:
+    """Return the Student-t bounds ``mean ∓ t_{1−one_sided, runs−1} · se`` (elementwise): each misses at ``one_sided``."""
+    mean, se, runs = (np.asarray(x, dtype=float) for x in (mean, se, runs))
+    half = stats.t.isf(one_sided, np.maximum(runs - 1, 1)) * se
+    return mean - half, mean + half
+
+
 def abs_bounds(low, high) -> tuple[np.ndarray, np.ndarray]:
     """Return the interval of ``|x|`` for ``x`` in ``[low, high]`` (elementwise)."""
     low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
@@ -35,6 +45,8 @@ def abs_bounds(low, high) -> tuple[np.ndarray, np.ndarray]:
     return np.where(straddles, 0.0, np.minimum(np.abs(low), np.abs(high))), np.maximum(np.abs(low), np.abs(high))
 
 
-def with_interval(row: dict, name: str, value: float, low: float, high: float) -> None:
-    """Add ``name`` and its interval ``<name>_ci_low``/``<name>_ci_high`` to ``row``."""
+def with_interval(row: dict, name: str, value: float, low: float, high: float, runs: float | None = None) -> None:
+    """Add ``name`` and its interval ``<name>_ci_low``/``<name>_ci_high`` to ``row`` (and ``<name>_runs``)."""
     row.update({name: float(value), f"{name}_ci_low": float(low), f"{name}_ci_high": float(high)})
+    if runs is not None:
+        row[f"{name}_runs"] = int(runs)

@@ -3,7 +3,10 @@
 The job tables of :mod:`dpreplication.replications.privgene.comparison` are aggregated into the
 figures (mean ± 95 % CI per method and ε), every pair of methods' paired differences and ratios,
 and their extremes over the ε grid, the quantities the paper's prose states (spec ``privgene.md``
-§5, §9 "Uncertainty").
+§5, §9 "Uncertainty"). The claim tables (pairs, summary, levels) carry their intervals at the
+verdict's level, one-sided ``0.025 / looks`` (:func:`dpreplication.scorecard.uncertainty.one_sided_level`:
+two looks where a second stage may add runs), and a summary over the ε grid is Bonferroni over
+its cells where any cell could decide it (:func:`pair_summary`).
 
 Kept apart from the job module so that editing an aggregation reruns no finished job.
 """
@@ -12,12 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from dpreplication.data import tabular
-from dpreplication.learning.protocol import mean_confidence_interval, summarise
+from dpreplication.learning.protocol import summarise
 from dpreplication.replications.privgene.datasets import DATASETS
 from dpreplication.replications.privgene.methods import EPSILON_FREE, METHOD_ORDER
-from dpreplication.statistics.intervals import abs_bounds, log_ratio_interval, with_interval
+from dpreplication.scorecard.uncertainty import ONE_SIDED_LEVEL, confidence, one_sided_level
+from dpreplication.statistics.intervals import abs_bounds, t_bounds, with_interval
 
 FIGURES = {
     "fig3": ("lr", "error", "misclassification rate"),
@@ -73,148 +78,246 @@ def comparison_runs(jobs: pd.DataFrame) -> pd.DataFrame:
     return _ordered(pd.concat([jobs[~free], flat], ignore_index=True))
 
 
-def comparison_figure(runs: pd.DataFrame, value: str = "error") -> pd.DataFrame:
-    """Figs 3–5: mean ± 95 % CI of ``value`` per (dataset, task, method, ε) over the runs that released a model.
+def comparison_figure(runs: pd.DataFrame, value: str = "error", looks: int = 1) -> pd.DataFrame:
+    """Figs 3–5: mean ± CI of ``value`` per (dataset, task, method, ε) over the runs that released a model.
 
+    The CI is 95 % (``looks`` 1, the figures') or at the verdict's level for ``looks`` > 1.
     ``failures`` counts the runs whose solver did not converge (NaN value), ``r`` is PrivGene's
     mean number of iterations.
     """
     keys = [*PANEL, "method", "epsilon"]
-    table = summarise(runs.dropna(subset=[value]), keys, value).rename(columns={"mean": value})
+    table = summarise(runs.dropna(subset=[value]), keys, value, confidence(looks)).rename(columns={"mean": value})
     extra = runs.groupby(keys, sort=False).agg(failures=(value, lambda v: int(v.isna().sum())), r=("r", "mean"))
     return _ordered(runs[keys].drop_duplicates().merge(table, on=keys, how="left").merge(extra.reset_index(), on=keys))
 
 
-def paired_differences(runs: pd.DataFrame, value: str = "error") -> pd.DataFrame:
+def paired_differences(runs: pd.DataFrame, value: str = "error", looks: int = 1) -> pd.DataFrame:
     """Every pair of methods of a panel at every ε, paired by (repetition, fold) (spec §9).
 
     ``method`` comes before ``baseline`` in :data:`METHOD_ORDER`; ``difference`` is the mean of
-    ``method − baseline`` over the runs where both released a model, with its 95 % CI;
-    ``ratio`` is ``baseline`` mean / ``method`` mean (Fig. 5: how many times GUPT's variance
-    exceeds PrivGene's) and ``log10_ratio`` its logarithm, each with the 95 % interval of
-    :func:`log_ratio_interval`.
+    ``method − baseline`` over the runs where both released a model, with its standard error and
+    Student-t CI at one-sided level ``0.025 / looks``; ``ratio`` is ``baseline`` mean / ``method``
+    mean (Fig. 5: how many times GUPT's variance exceeds PrivGene's) and ``log10_ratio`` its
+    logarithm, each with the delta-method interval of :func:`log_ratio_interval` at the same level,
+    computed for every (panel, ε) at once.
     """
+    alpha = one_sided_level(looks)
     wide = runs.set_index([*PANEL, "epsilon", "repetition", "fold", "method"])[value].unstack("method")
-    rows = []
-    for (dataset, task, epsilon), block in wide.groupby(level=[0, 1, 2], sort=False):
-        present = [m for m in METHOD_ORDER if m in block and block[m].notna().any()]
-        for i, method in enumerate(present):
-            for baseline in present[i + 1 :]:
-                both = block[[method, baseline]].dropna()
-                stats = mean_confidence_interval((both[method] - both[baseline]).to_numpy())
-                means = block[method].mean(), block[baseline].mean()
-                log10_ratio = float(np.log10(means[1] / means[0]))
-                log_se, log_half = log_ratio_interval(both[method].to_numpy(), both[baseline].to_numpy())
-                rows.append(
-                    {
-                        "dataset": dataset,
-                        "task": task,
-                        "method": method,
-                        "baseline": baseline,
-                        "epsilon": epsilon,
-                        "method_value": means[0],
-                        "baseline_value": means[1],
-                        "difference": stats["mean"],
-                        "difference_ci_low": stats["ci_low"],
-                        "difference_ci_high": stats["ci_high"],
-                        "runs": stats["runs"],
-                        "ratio": means[1] / means[0],
-                        "ratio_ci_low": 10 ** (log10_ratio - log_half),
-                        "ratio_ci_high": 10 ** (log10_ratio + log_half),
-                        "log10_ratio": log10_ratio,
-                        "log10_ratio_se": log_se,
-                        "log10_ratio_ci_low": log10_ratio - log_half,
-                        "log10_ratio_ci_high": log10_ratio + log_half,
-                    }
-                )
-    return pd.DataFrame(rows)
+    cells = [0, 1, 2]
+    means = wide.groupby(level=cells, sort=False).mean()
+    position = pd.Series(np.arange(len(means)), index=means.index)
+    methods = [m for m in METHOD_ORDER if m in wide]
+    frames = []
+    for i, method in enumerate(methods):
+        for j, baseline in enumerate(methods[i + 1 :]):
+            both = wide[[method, baseline]].dropna()
+            by_cell = both.groupby(level=cells, sort=False)
+            runs_ = by_cell[method].count()
+            difference = (both[method] - both[baseline]).groupby(level=cells, sort=False)
+            centred = both / by_cell.transform("mean")
+            influence = (centred[baseline] - centred[method]).groupby(level=cells, sort=False)
+            quantile = stats.t.isf(alpha, np.maximum(runs_ - 1, 1)) * np.where(runs_ > 1, 1.0, np.nan)
+            se = difference.std() / np.sqrt(runs_)
+            log_se = influence.std() / np.sqrt(runs_) / np.log(10)
+            method_value, baseline_value = means.loc[runs_.index, method], means.loc[runs_.index, baseline]
+            log10_ratio = np.log10(baseline_value / method_value)
+            frame = runs_.index.to_frame(index=False)
+            frame = frame.assign(
+                method=method,
+                baseline=baseline,
+                method_value=method_value.to_numpy(),
+                baseline_value=baseline_value.to_numpy(),
+                difference=difference.mean().to_numpy(),
+                difference_se=se.to_numpy(),
+                difference_ci_low=(difference.mean() - quantile * se).to_numpy(),
+                difference_ci_high=(difference.mean() + quantile * se).to_numpy(),
+                runs=runs_.to_numpy(),
+                looks=looks,
+                ratio=(baseline_value / method_value).to_numpy(),
+                ratio_ci_low=(10 ** (log10_ratio - quantile * log_se)).to_numpy(),
+                ratio_ci_high=(10 ** (log10_ratio + quantile * log_se)).to_numpy(),
+                log10_ratio=log10_ratio.to_numpy(),
+                log10_ratio_se=log_se.to_numpy(),
+                log10_ratio_ci_low=(log10_ratio - quantile * log_se).to_numpy(),
+                log10_ratio_ci_high=(log10_ratio + quantile * log_se).to_numpy(),
+                order=position[runs_.index].to_numpy() * len(methods) ** 2 + i * len(methods) + j,
+            )
+            frames.append(frame)
+    columns = [*PANEL, "method", "baseline", "epsilon"]
+    pairs = pd.concat(frames, ignore_index=True).sort_values("order", kind="stable").drop(columns="order")
+    return pairs[[*columns, *[c for c in pairs.columns if c not in columns]]].reset_index(drop=True)
 
 
-def _bounds(block: pd.DataFrame, column: str) -> tuple[pd.Series, pd.Series]:
-    return block[f"{column}_ci_low"], block[f"{column}_ci_high"]
+def mean_differences(runs: pd.DataFrame, value: str = "error", looks: int = 1) -> pd.DataFrame:
+    """Per pair of methods and panel: the mean difference over the ε grid, from per-run means (spec §9).
+
+    Each run (repetition, fold) where both methods released a model at every ε contributes the mean
+    of its ``method − baseline`` over the grid; ``mean_difference`` is their mean with its Student-t
+    interval at one-sided level ``0.025 / looks`` and ``mean_difference_runs`` their number. The
+    runs are shared across ε, so this is the mean's own interval, narrower than the mean of the
+    per-ε intervals by up to √(grid size).
+    """
+    alpha = one_sided_level(looks)
+    wide = runs.set_index([*PANEL, "epsilon", "repetition", "fold", "method"])[value].unstack("method")
+    panels = wide.groupby(level=[0, 1], sort=False).size()
+    position = pd.Series(np.arange(len(panels)), index=panels.index)
+    methods = [m for m in METHOD_ORDER if m in wide]
+    frames = []
+    for i, method in enumerate(methods):
+        for j, baseline in enumerate(methods[i + 1 :]):
+            by_run = (wide[method] - wide[baseline]).unstack("epsilon")
+            grid = by_run.notna().groupby(level=[0, 1], sort=False).transform("any")  # the pair's ε in its panel
+            complete = (by_run.notna() | ~grid).all(axis=1) & grid.any(axis=1)
+            per_run = by_run.where(grid)[complete].mean(axis=1).groupby(level=[0, 1], sort=False)
+            runs_ = per_run.count()
+            se = per_run.std() / np.sqrt(runs_)
+            half = stats.t.isf(alpha, np.maximum(runs_ - 1, 1)) * np.where(runs_ > 1, 1.0, np.nan) * se
+            frame = runs_.index.to_frame(index=False).assign(
+                method=method,
+                baseline=baseline,
+                mean_difference=per_run.mean().to_numpy(),
+                mean_difference_ci_low=(per_run.mean() - half).to_numpy(),
+                mean_difference_ci_high=(per_run.mean() + half).to_numpy(),
+                mean_difference_runs=runs_.to_numpy(),
+                order=position[runs_.index].to_numpy() * len(methods) ** 2 + i * len(methods) + j,
+            )
+            frames.append(frame)
+    means = pd.concat(frames, ignore_index=True).sort_values("order", kind="stable").drop(columns="order")
+    return means.reset_index(drop=True)
 
 
-def pair_summary(pairs: pd.DataFrame) -> pd.DataFrame:
+def pair_summary(pairs: pd.DataFrame, means: pd.DataFrame) -> pd.DataFrame:
     """Per pair of methods and panel: the mean differences and ratios summarised over the ε grid.
 
-    The largest, smallest, average and largest absolute mean difference (``max_difference < 0``:
-    ``method`` beats ``baseline`` at every ε), the largest above the smallest ε, the differences
-    and ratios at the smallest and largest ε, and ``ratio_growth`` (ratio at the smallest ε / ratio
-    at the largest: > 1 when the gap widens as ε falls).
+    The largest, smallest and largest absolute mean difference (``max_difference < 0``: ``method``
+    beats ``baseline`` at every ε), the largest above the smallest ε, the mean over the grid (from
+    ``means``, :func:`mean_differences`), the differences and ratios at the smallest and largest ε,
+    and ``ratio_growth`` (ratio at the smallest ε / ratio at the largest: > 1 when the gap widens
+    as ε falls).
 
-    Each summary carries the interval that interval arithmetic gives from the per-ε 95 %
-    intervals, by the same operation: the maximum of the differences lies in
-    ``[max of the lower bounds, max of the upper bounds]``, their mean in ``[mean of the lower,
-    mean of the upper]``, a quotient of ratios in ``[low / high, high / low]``. The interval covers
-    the summary whenever every per-ε interval covers its difference (each does at 95 %; jointly
-    the coverage is lower, and the page reports the multiplicity adjustment).
+    Each summary's interval comes from its cells' intervals by the same operation, each bound at
+    the level it needs for one-sided ``α = 0.025 / looks`` over all ``k`` cells: the maximum's
+    upper bound is the largest cell upper bound at ``α`` (the cell holding the true maximum must
+    be below it), its lower bound the largest cell lower bound at ``α / k`` (any cell could be the
+    one that errs: Bonferroni, which for this one decision is Holm's first step); the minimum's
+    likewise; ``|difference|`` needs both sides of a cell (``α / 2``, ``α / k``); a quotient of two
+    cells ``α / 2`` each. ``<summary>_runs`` is the runs of the cell that sets the summary.
     """
-    rows = []
-    for (dataset, task, method, baseline), block in pairs.groupby([*PANEL, "method", "baseline"], sort=False):
-        block = block.sort_values("epsilon")
-        first, last = block.iloc[0], block.iloc[-1]
-        low, high = _bounds(block, "difference")
-        abs_low, abs_high = abs_bounds(low, high)
-        row = {
-            "dataset": dataset,
-            "task": task,
-            "method": method,
-            "baseline": baseline,
-            "smallest_epsilon": first.epsilon,
-            "largest_epsilon": last.epsilon,
-            "runs": int(block.runs.min()),
-        }
-        with_interval(row, "max_difference", block.difference.max(), low.max(), high.max())
-        with_interval(row, "min_difference", block.difference.min(), low.min(), high.min())
-        with_interval(row, "mean_difference", block.difference.mean(), low.mean(), high.mean())
-        with_interval(row, "max_abs_difference", block.difference.abs().max(), abs_low.max(), abs_high.max())
-        with_interval(
-            row,
-            "max_difference_above_smallest_epsilon",
-            block.difference.iloc[1:].max(),
-            low.iloc[1:].max(),
-            high.iloc[1:].max(),
+    keys = [*PANEL, "method", "baseline"]
+    cells = pairs.assign(group=pairs.groupby(keys, sort=False).ngroup())
+    cells = cells.sort_values(["group", "epsilon"], kind="stable").reset_index(drop=True)
+    by_group = cells.groupby("group", sort=True)
+    k, rank = by_group.epsilon.transform("size").to_numpy(), by_group.cumcount().to_numpy()
+    alpha = ONE_SIDED_LEVEL / cells.looks.to_numpy()
+    d, se, runs = cells.difference, cells.difference_se, cells.runs
+
+    def bounds(one_sided, mean=d, spread=se):
+        return t_bounds(mean, spread, runs, one_sided)
+
+    low, high = bounds(alpha)
+    low_k, high_k = bounds(alpha / k)
+    low_2, high_2 = bounds(alpha / 2)
+    low_above = np.where(rank > 0, bounds(alpha / np.maximum(k - 1, 1))[0], np.nan)
+    log_low, log_high = bounds(alpha, cells.log10_ratio, cells.log10_ratio_se)
+    log_high_k = bounds(alpha / k, cells.log10_ratio, cells.log10_ratio_se)[1]
+    end_low, end_high = bounds(alpha / 2, cells.log10_ratio, cells.log10_ratio_se)
+    first, last = by_group.head(1).index.to_numpy(), by_group.tail(1).index.to_numpy()
+
+    def per_group(values, how):
+        return pd.Series(values).groupby(cells.group).agg(how).to_numpy()
+
+    def at(values, rows):
+        return np.asarray(values)[rows]
+
+    top, bottom = by_group.difference.idxmax().to_numpy(), by_group.difference.idxmin().to_numpy()
+    widest = d.abs().groupby(cells.group).idxmax().to_numpy()
+    above = cells[rank > 0].groupby("group").difference.idxmax().reindex(range(len(first)))
+    top_above = above.fillna(0).astype(int).to_numpy()
+    has_above = above.notna().to_numpy()
+    least = by_group.ratio.idxmin().to_numpy()
+    summary = (
+        cells.loc[first, [*keys]]
+        .reset_index(drop=True)
+        .assign(
+            smallest_epsilon=at(cells.epsilon, first),
+            largest_epsilon=at(cells.epsilon, last),
+            runs=per_group(runs, "min"),
+            looks=at(cells.looks, first),
         )
-        for end, at in (("smallest", first), ("largest", last)):
-            with_interval(
-                row, f"difference_at_{end}_epsilon", at.difference, at.difference_ci_low, at.difference_ci_high
-            )
-            with_interval(row, f"ratio_at_{end}_epsilon", at.ratio, at.ratio_ci_low, at.ratio_ci_high)
-        with_interval(row, "min_ratio", block.ratio.min(), block.ratio_ci_low.min(), block.ratio_ci_high.min())
-        with_interval(
-            row,
-            "ratio_growth",
-            first.ratio / last.ratio,
-            first.ratio_ci_low / last.ratio_ci_high,
-            first.ratio_ci_high / last.ratio_ci_low,
+    )
+    columns = {
+        "max_difference": (at(d, top), per_group(low_k, "max"), per_group(high, "max"), at(runs, top)),
+        "min_difference": (at(d, bottom), per_group(low, "min"), per_group(high_k, "min"), at(runs, bottom)),
+        "max_abs_difference": (
+            at(d.abs(), widest),
+            per_group(abs_bounds(low_k, high_k)[0], "max"),
+            per_group(abs_bounds(low_2, high_2)[1], "max"),
+            at(runs, widest),
+        ),
+        "max_difference_above_smallest_epsilon": (
+            np.where(has_above, at(d, top_above), np.nan),
+            np.where(has_above, per_group(low_above, "max"), np.nan),
+            np.where(has_above, per_group(np.where(rank > 0, high, np.nan), "max"), np.nan),
+            np.where(has_above, at(runs, top_above), np.nan),
+        ),
+    }
+    for end, rows in (("smallest", first), ("largest", last)):
+        columns[f"difference_at_{end}_epsilon"] = tuple(
+            at(cells[c], rows) for c in ("difference", "difference_ci_low", "difference_ci_high", "runs")
         )
-        rows.append(row)
-    return pd.DataFrame(rows)
+        columns[f"ratio_at_{end}_epsilon"] = tuple(
+            at(cells[c], rows) for c in ("ratio", "ratio_ci_low", "ratio_ci_high", "runs")
+        )
+    columns["min_ratio"] = (
+        at(cells.ratio, least),
+        10 ** per_group(log_low, "min"),
+        10 ** per_group(log_high_k, "min"),
+        at(runs, least),
+    )
+    columns["ratio_growth"] = (
+        at(cells.ratio, first) / at(cells.ratio, last),
+        10 ** (at(end_low, first) - at(end_high, last)),
+        10 ** (at(end_high, first) - at(end_low, last)),
+        np.minimum(at(runs, first), at(runs, last)),
+    )
+    for name, (value, low_, high_, runs_) in columns.items():
+        summary[name], summary[f"{name}_ci_low"], summary[f"{name}_ci_high"] = value, low_, high_
+        summary[f"{name}_runs"] = runs_
+    return summary.merge(means, on=keys, how="left", validate="one_to_one")
 
 
-def method_levels(figure: pd.DataFrame, value: str = "error") -> pd.DataFrame:
+def method_levels(figure: pd.DataFrame, value: str = "error", looks: int = 1) -> pd.DataFrame:
     """Per method and panel: the levels of the value over the ε grid.
 
     The value at the smallest and largest ε, its minimum, maximum and range (Majority: flat in ε),
-    the failures and PrivGene's r; each value with its interval from the per-ε 95 % intervals
-    (as in :func:`pair_summary`; the range ``max − min`` lies in ``[max low − min high, max high − min low]``,
-    floored at 0).
+    the failures and PrivGene's r; each with its interval from the per-ε intervals of ``figure``
+    (at one-sided ``α = 0.025 / looks``), each bound at the level it needs over the ``k`` cells
+    (as in :func:`pair_summary`): the minimum in ``[min low at α, min high at α/k]``, the maximum
+    in ``[max low at α/k, max high at α]``, the range ``max − min`` in ``[max low − min high at
+    α/2k, max high − min low at α/2]``, floored at 0.
     """
+    alpha = one_sided_level(looks)
     rows = []
     for (dataset, task, method), block in figure.groupby([*PANEL, "method"], sort=False):
-        block = block.sort_values("epsilon")
-        values, low, high = block[value], block.ci_low, block.ci_high
-        row = {"dataset": dataset, "task": task, "method": method, "runs": int(block.runs.min())}
-        with_interval(row, "value_at_smallest_epsilon", values.iloc[0], low.iloc[0], high.iloc[0])
-        with_interval(row, "value_at_largest_epsilon", values.iloc[-1], low.iloc[-1], high.iloc[-1])
-        with_interval(row, "min_value", values.min(), low.min(), high.min())
-        with_interval(row, "max_value", values.max(), low.max(), high.max())
+        block = block.sort_values("epsilon").reset_index(drop=True)
+        values, se, runs, k = block[value], block["sem"], block["runs"], len(block)
+        low, high = t_bounds(values, se, runs, alpha)
+        low_k, high_k = t_bounds(values, se, runs, alpha / k)
+        low_2, high_2 = t_bounds(values, se, runs, alpha / 2)
+        low_2k, high_2k = t_bounds(values, se, runs, alpha / (2 * k))
+        row = {"dataset": dataset, "task": task, "method": method, "runs": int(runs.min()), "looks": looks}
+        with_interval(row, "value_at_smallest_epsilon", values.iloc[0], low[0], high[0], runs.iloc[0])
+        with_interval(row, "value_at_largest_epsilon", values.iloc[-1], low[-1], high[-1], runs.iloc[-1])
+        bottom, top = int(values.idxmin()), int(values.idxmax())
+        with_interval(row, "min_value", values[bottom], low.min(), high_k.min(), runs[bottom])
+        with_interval(row, "max_value", values[top], low_k.max(), high.max(), runs[top])
         with_interval(
             row,
             "range_over_epsilon",
-            values.max() - values.min(),
-            max(low.max() - high.min(), 0.0),
-            high.max() - low.min(),
+            values[top] - values[bottom],
+            max(low_2k.max() - high_2k.min(), 0.0),
+            high_2.max() - low_2.min(),
+            min(runs[top], runs[bottom]),
         )
         row.update(failures=int(block.failures.sum()), r_at_largest_epsilon=block.r.iloc[-1])
         rows.append(row)
@@ -249,11 +352,12 @@ def figure_table(figure: str, jobs: pd.DataFrame) -> pd.DataFrame:
     return comparison_figure(comparison_runs(_jobs_of(task, jobs)), value)
 
 
-def pair_tables(jobs: pd.DataFrame, kmeans_jobs: pd.DataFrame) -> dict[str, pd.DataFrame]:
+def pair_tables(jobs: pd.DataFrame, kmeans_jobs: pd.DataFrame, looks: int = 1) -> dict[str, pd.DataFrame]:
     """Return the tables across the three figures, by name.
 
     ``pairs`` (:func:`paired_differences`), ``summary`` (:func:`pair_summary`) and ``levels``
-    (:func:`method_levels`).
+    (:func:`method_levels`), Figs 3–4's rows at ``looks`` (two where a second stage may add
+    runs), Fig. 5's at one.
 
     Parameters
     ----------
@@ -261,14 +365,22 @@ def pair_tables(jobs: pd.DataFrame, kmeans_jobs: pd.DataFrame) -> dict[str, pd.D
         The Figs 3–4 job tables with NoPrivacy's rows (:func:`with_references`).
     kmeans_jobs : pandas.DataFrame
         Fig. 5's job tables.
+    looks : int
+        How many times the Figs 3–4 verdicts may be read (:func:`dpreplication.pipeline.repetitions.looks`).
     """
-    pairs, levels = [], []
+    pairs, means, levels = [], [], []
     for task, value, _ in FIGURES.values():
         runs = comparison_runs(_jobs_of(task, kmeans_jobs if task == "kmeans" else jobs))
-        pairs.append(paired_differences(runs, value))
-        levels.append(method_levels(comparison_figure(runs, value), value))
+        task_looks = 1 if task == "kmeans" else looks
+        pairs.append(paired_differences(runs, value, task_looks))
+        means.append(mean_differences(runs, value, task_looks))
+        levels.append(method_levels(comparison_figure(runs, value, task_looks), value, task_looks))
     pairs = pd.concat(pairs, ignore_index=True)
-    return {"pairs": pairs, "summary": pair_summary(pairs), "levels": pd.concat(levels, ignore_index=True)}
+    return {
+        "pairs": pairs,
+        "summary": pair_summary(pairs, pd.concat(means, ignore_index=True)),
+        "levels": pd.concat(levels, ignore_index=True),
+    }
 
 
 def _jobs_of(task: str, jobs: pd.DataFrame) -> pd.DataFrame:
