@@ -107,7 +107,7 @@ def test_a_damaged_checksum_record_is_named_with_its_format(tmp_path, written, f
     (tmp_path / "work" / "job.csv.sha256").write_text(written)
     message = (
         f"checksum record {table}.sha256 {found}" + ("" if found.startswith("is not") else ": expected one line "
-        "'<64 hex digits>  <file name>' (sha256sum format), as the job that writes job.csv records it")
+        "'<64 hex digits>  <file name>' (sha256sum format) per file, as the job that writes job.csv records it")
     )  # fmt: skip
     with pytest.raises(UnreadableRecord, match=re.escape(message)):
         verify_inputs([table])

@@ -165,7 +165,9 @@ def test_an_unknown_key_is_refused_naming_the_claim_and_the_key(entry, message, 
     with pytest.raises(ValueError, match=re.escape(message)):
         load_registry(path)
     path.write_text(registry_text(draw={"t": "interval"}))
-    with pytest.raises(ValueError, match=re.escape(f"{path}: unknown key 'draw' (known: claims, draws, paper)")):
+    with pytest.raises(
+        ValueError, match=re.escape(f"{path}: unknown key 'draw' (known: claims, draws, margins, paper)")
+    ):
         load_registry(path)
 
 

@@ -10,15 +10,87 @@ import pytest
 from dpreplication.pipeline.jobs import IntermediateChanged, is_intermediate, record_checksums, verify_inputs
 
 
-def test_only_intermediates_get_a_checksum_record(tmp_path):
+def test_every_output_no_sidecar_records_gets_a_checksum_record(tmp_path):
+    """Intermediates, and published files without a sidecar of their own (a PNG, a scorecard); never a sidecar."""
+    from dpreplication.pipeline.provenance import write_sidecar
+
     work, figures = tmp_path / "results/quick/work/paper", tmp_path / "results/quick/figures/paper"
     for folder in (work, figures):
         folder.mkdir(parents=True)
     table, votes, sidecar, published = work / "job.csv", work / "votes.npz", work / "job.json", figures / "fig.csv"
     for path in (table, votes, sidecar, published):
         path.write_text("x\n1\n")
-    assert record_checksums([table, votes, sidecar, published]) == [work / "job.csv.sha256", work / "votes.npz.sha256"]
+    write_sidecar(figures / "fig.json", settings={}, seed=None, profile="quick", outputs=[published])
+    picture = figures / "fig.png"
+    picture.write_bytes(b"png")
+    outputs = [table, votes, sidecar, published, figures / "fig.json", picture]
+    assert record_checksums(outputs) == [work / "job.csv.sha256", work / "votes.npz.sha256", figures / "fig.png.sha256"]
     assert not is_intermediate(published) and not is_intermediate(sidecar)
+
+
+def published_figure(tmp_path):
+    """A published table with its sidecar, and its PNG drawn from it (recorded as its drawing job records it)."""
+    from dpreplication.pipeline.provenance import write_sidecar
+
+    figures = tmp_path / "figures" / "paper"
+    figures.mkdir(parents=True)
+    table, picture = figures / "fig.csv", figures / "fig.png"
+    table.write_text("x\n1\n")
+    write_sidecar(figures / "fig.json", settings={}, seed=None, profile="default", outputs=[table])
+    picture.write_bytes(b"a picture of x = 1")
+    record_checksums([picture], sources=[table, figures / "fig.json", tmp_path / "config.yaml"])
+    return table, picture
+
+
+def test_a_png_records_itself_and_the_published_files_it_was_drawn_from(tmp_path):
+    """``sha256sum -c fig.png.sha256`` in its folder checks the picture, its table and its sidecar."""
+    from dpreplication.pipeline.provenance import file_sha256, read_checksums
+
+    table, picture = published_figure(tmp_path)
+    assert read_checksums(picture.with_name("fig.png.sha256")) == {
+        "fig.png": file_sha256(picture),
+        "fig.csv": file_sha256(table),
+        "fig.json": file_sha256(table.with_name("fig.json")),
+    }
+    verify_inputs([picture, table])
+    result = subprocess.run(["sha256sum", "-c", "fig.png.sha256"], cwd=picture.parent, capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.count(": OK") == 3
+
+
+def test_a_swapped_or_edited_png_is_refused_where_it_is_read(tmp_path):
+    table, picture = published_figure(tmp_path)
+    picture.write_bytes(b"another figure's picture")
+    with pytest.raises(
+        IntermediateChanged, match=r"fig.png changed after the job that wrote it: .* in .*fig.png.sha256"
+    ):
+        verify_inputs([picture])
+
+
+def test_a_png_drawn_from_an_older_table_is_stale(tmp_path):
+    """The table rewritten by its rule (sidecar and all) but the PNG not redrawn: the report must not pair them."""
+    from dpreplication.pipeline.provenance import write_sidecar
+
+    table, picture = published_figure(tmp_path)
+    table.write_text("x\n2\n")
+    write_sidecar(table.with_name("fig.json"), settings={}, seed=None, profile="default", outputs=[table])
+    verify_inputs([table])  # the table is what its rule wrote
+    with pytest.raises(IntermediateChanged, match=r"fig.png is stale: it was made from .*fig.csv"):
+        verify_inputs([picture])
+
+
+@pytest.mark.parametrize("where", ["results/quick/work/paper/job.csv", "figures/paper/fig.png"])
+def test_a_deleted_record_is_an_error_for_a_file_a_job_wrote(tmp_path, where):
+    """A missing ``.sha256`` used to let the file through unchecked."""
+    path = tmp_path / where
+    path.parent.mkdir(parents=True)
+    path.write_text("x\n1\n")
+    record_checksums([path])
+    verify_inputs([path])
+    path.with_name(path.name + ".sha256").unlink()
+    with pytest.raises(IntermediateChanged, match=r"has no checksum record: its job records one"):
+        verify_inputs([path])
+    (tmp_path / "config.yaml").write_text("profile: quick\n")
+    verify_inputs([tmp_path / "config.yaml"])  # not a job's output: nothing to check
 
 
 def test_an_edited_intermediate_stops_the_job_that_reads_it(tmp_path):

@@ -34,6 +34,8 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from dpreplication.pipeline.jobs import verify_inputs
+
 TOLERANCES = "tolerances.yaml"
 DEFAULT_TOLERANCES = {"default": {"rtol": 1e-9, "atol": 1e-12}, "png_rms": 2.0, "tables": {}, "trained": {}}
 SPREAD = "instruction_sets.csv"
@@ -182,6 +184,7 @@ def image_rms(reference: Path, produced: Path) -> float:
     """RMS pixel difference (0–255 scale) of two PNGs of one size (``inf`` if the sizes differ)."""
     from matplotlib.image import imread
 
+    verify_inputs([reference, produced])
     a, b = imread(reference), imread(produced)
     if a.shape != b.shape:
         return math.inf
@@ -197,7 +200,12 @@ def compare_images(name: str, reference: Path, produced: Path, rms_tolerance: fl
 
 
 def read_table(path: Path) -> pd.DataFrame:
-    """Read a reference or produced CSV: empty cells as NaN and nothing else (``"NA"`` stays a label)."""
+    """Read a reference or produced CSV: empty cells as NaN and nothing else (``"NA"`` stays a label).
+
+    A produced file is first checked against the checksum its job recorded
+    (:func:`~dpreplication.pipeline.jobs.verify_inputs`).
+    """
+    verify_inputs([path])
     return pd.read_csv(path, keep_default_na=False, na_values=[""])
 
 

@@ -24,6 +24,7 @@ from dpreplication.pipeline.provenance import (
     UnreadableRecord,
     file_sha256,
     read_checksum,
+    read_checksums,
     read_sidecar,
     write_sidecar,
     write_table,
@@ -62,7 +63,11 @@ def start(snakemake) -> logging.Logger:
     if snakemake.log:
         atexit.register(record_usage, usage_path(snakemake.log[0]))  # runs last: after the checksums
     verify_inputs(getattr(snakemake, "input", []))
-    atexit.register(_record_on_success, [str(path) for path in getattr(snakemake, "output", [])])
+    atexit.register(
+        _record_on_success,
+        [str(path) for path in getattr(snakemake, "output", [])],
+        [str(path) for path in getattr(snakemake, "input", [])],
+    )
     logger.info(
         "settings: %s", dict(snakemake.params.items()) if hasattr(snakemake.params, "items") else snakemake.params
     )
@@ -168,19 +173,39 @@ def is_intermediate(path: str | Path) -> bool:
     return "work" in path.parts and path.suffix not in (".json", CHECKSUM)
 
 
-def record_checksums(outputs) -> list[Path]:
-    """Write ``<file>.sha256`` beside each intermediate file of ``outputs``; return the records."""
+def is_published(path: str | Path) -> bool:
+    """Whether ``path`` is a published file: under a ``figures`` folder, and not a sidecar or record."""
+    path = Path(path)
+    return "figures" in path.parts and path.suffix not in (".json", CHECKSUM)
+
+
+def record_checksums(outputs, sources=()) -> list[Path]:
+    """Write ``<file>.sha256`` beside each output that no sidecar records; return the records.
+
+    Those are the intermediates and the published files without a sidecar of their own (a
+    figure's PNG, a scorecard): the latter's record adds a line per published file among
+    ``sources`` (the job's inputs) with its checksum, so a reader can tell that the PNG shows the
+    table beside it (:func:`verify_inputs`).
+    """
     records = []
-    for path in (Path(p) for p in outputs if is_intermediate(p) and Path(p).is_file()):
+    published_sources = [Path(p) for p in sources if "figures" in Path(p).parts and Path(p).is_file()]
+    for path in (Path(p) for p in outputs if Path(p).is_file()):
+        if is_intermediate(path):
+            made_from = []
+        elif is_published(path) and _sidecar_checksum(path) is None:
+            made_from = published_sources
+        else:
+            continue
+        lines = [f"{file_sha256(file)}  {os.path.relpath(file, path.parent)}" for file in [path, *made_from]]
         record = path.with_name(path.name + CHECKSUM)
-        record.write_text(f"{file_sha256(path)}  {path.name}\n")
+        record.write_text("\n".join(lines) + "\n")
         records.append(record)
     return records
 
 
-def _record_on_success(outputs) -> None:
+def _record_on_success(outputs, inputs) -> None:
     if not _FAILED:
-        record_checksums(outputs)
+        record_checksums(outputs, inputs)
 
 
 def sidecar_of(path: Path) -> Path:
@@ -202,6 +227,11 @@ def recorded_checksum(path: Path) -> tuple[str, str] | None:
     record = path.with_name(path.name + CHECKSUM)
     if record.is_file():
         return read_checksum(record), str(record)
+    return _sidecar_checksum(path)
+
+
+def _sidecar_checksum(path: Path) -> tuple[str, str] | None:
+    """Return ``(sha256, sidecar)`` where ``path``'s provenance sidecar records it, else None."""
     sidecar = sidecar_of(path)
     if path.suffix != ".json" and sidecar.is_file():
         recorded = read_sidecar(sidecar)
@@ -233,15 +263,41 @@ def verify_inputs(inputs) -> None:
     """Raise :class:`IntermediateChanged` if an input differs from the checksum its job recorded.
 
     An intermediate edited by hand after its job wrote it would otherwise reach a figure, whose
-    sidecar would look clean.
+    sidecar would look clean. An intermediate or published file with no record at all (its record
+    deleted, or a file no job wrote) is refused too, and so is a PNG or scorecard whose record
+    names a source (the table it shows) that has changed since: it is stale.
     """
     for path in (Path(p) for p in inputs if Path(p).is_file()):
         recorded = recorded_checksum(path)
-        if recorded is not None and (actual := file_sha256(path)) != recorded[0]:
+        if recorded is None:
+            if is_intermediate(path) or is_published(path):
+                raise IntermediateChanged(
+                    f"{path} has no checksum record: its job records one ({path.name}{CHECKSUM}, or its sidecar's "
+                    f"sha256) when it succeeds, so the record was deleted or no job of this workflow wrote the file; "
+                    f"rerun its rule (snakemake --forcerun on that rule, or delete {path})"
+                )
+            continue
+        if (actual := file_sha256(path)) != recorded[0]:
             raise IntermediateChanged(
                 f"intermediate file {path} changed after the job that wrote it: content SHA256 "
                 f"{actual}, recorded {recorded[0]} in {recorded[1]}; rerun its rule "
                 f"(snakemake --forcerun on that rule, or delete {path})"
+            )
+        _verify_sources(path)
+
+
+def _verify_sources(path: Path) -> None:
+    """Raise :class:`IntermediateChanged` if a source named in ``path``'s record changed since ``path`` was made."""
+    record = path.with_name(path.name + CHECKSUM)
+    if not record.is_file():
+        return
+    for name, digest in list(read_checksums(record).items())[1:]:
+        source = path.parent / name
+        actual = file_sha256(source) if source.is_file() else "absent"
+        if actual != digest:
+            raise IntermediateChanged(
+                f"{path} is stale: it was made from {source} with content SHA256 {digest}, which is now {actual}; "
+                f"rerun the rule that writes {path.name}"
             )
 
 

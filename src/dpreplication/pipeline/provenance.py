@@ -113,25 +113,34 @@ class UnreadableRecord(ValueError):
     """A checksum record or provenance sidecar that is empty, truncated or not what its writer writes."""
 
 
-_CHECKSUM_LINE = re.compile(r"([0-9a-f]{64}) [ *](\S.*)\n?")
+_CHECKSUM_LINE = re.compile(r"([0-9a-f]{64}) [ *](\S.*)")
 """One ``sha256sum`` line: 64 hex digits, two spaces (or a space and ``*``), the file name."""
 
 
-def read_checksum(record: str | Path) -> str:
-    """Return the SHA256 in a checksum record ``<file>.sha256`` (``sha256sum`` format, one line).
+def read_checksums(record: str | Path) -> dict[str, str]:
+    """Return the lines of a checksum record ``<file>.sha256`` (``sha256sum`` format): name -> SHA256, in order.
 
-    An empty, truncated or other file raises :class:`UnreadableRecord` naming it and the format
-    (it used to raise a bare ``IndexError`` that named no file, in every job that read it).
+    The first line is the file's own; a published file that no sidecar records (a figure's PNG, a
+    scorecard) adds one line per published file it was made from, named relative to the record's
+    folder, so ``sha256sum -c`` there checks the file and its sources at once. An empty, truncated or
+    other file raises :class:`UnreadableRecord` naming it and the format (it used to raise a bare
+    ``IndexError`` that named no file, in every job that read it).
     """
     text = Path(record).read_text(errors="replace")
-    if not (line := _CHECKSUM_LINE.fullmatch(text)):
+    lines = [_CHECKSUM_LINE.fullmatch(line) for line in text.splitlines()]
+    if not lines or not all(lines) or not text.endswith("\n"):
         found = "empty" if not text.strip() else f"not a sha256sum line (it holds {text[:80]!r})"
         raise UnreadableRecord(
             f"checksum record {record} is {found}: expected one line '<64 hex digits>  <file name>' "
-            f"(sha256sum format), as the job that writes {Path(record).name.removesuffix('.sha256')} "
+            f"(sha256sum format) per file, as the job that writes {Path(record).name.removesuffix('.sha256')} "
             "records it; delete the record and rerun that job"
         )
-    return line.group(1)
+    return {line.group(2): line.group(1) for line in lines}
+
+
+def read_checksum(record: str | Path) -> str:
+    """Return the SHA256 a checksum record gives its own file (its first line, :func:`read_checksums`)."""
+    return next(iter(read_checksums(record).values()))
 
 
 def read_sidecar(path: str | Path) -> dict:

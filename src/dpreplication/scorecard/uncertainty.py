@@ -43,22 +43,24 @@ import math
 import numpy as np
 from scipy.stats import norm
 
-ONE_SIDED_LEVEL = 0.025
-"""The error rate per side of every interval verdict (a two-sided 95 % interval at one look)."""
+from dpreplication.statistics.intervals import ONE_SIDED_LEVEL, confidence, one_sided_level
+
+__all__ = [
+    "ONE_SIDED_LEVEL",
+    "Z95",
+    "adjusted_decisive",
+    "confidence",
+    "effective_margin",
+    "interval_verdict",
+    "one_sided_level",
+    "p_decisive",
+    "runs_to_decide",
+    "runs_to_resolve",
+    "shrunk_region",
+]
+
 Z95 = float(norm.ppf(1 - ONE_SIDED_LEVEL))
 """The normal quantile of a two-sided 95 % interval; one side of it is a one-sided 2.5 % test."""
-
-
-def one_sided_level(looks: int) -> float:
-    """Return the one-sided level of each look's interval, ``0.025 / looks`` (Bonferroni over looks)."""
-    if isinstance(looks, bool) or not (isinstance(looks, (int, np.integer)) and looks >= 1):
-        raise ValueError(f"looks must be a positive integer, got {looks!r}")
-    return ONE_SIDED_LEVEL / int(looks)
-
-
-def confidence(looks: int) -> float:
-    """Return the two-sided confidence of each look's interval, ``1 − 2 · 0.025 / looks``."""
-    return 1 - 2 * one_sided_level(looks)
 
 
 def effective_margin(low: float, high: float, margin: float) -> float:

@@ -31,6 +31,22 @@ def log_ratio_interval(method, baseline, confidence: float = 0.95) -> tuple[floa
     return se, float(stats.t.ppf(0.5 + confidence / 2, runs - 1)) * se
 
 
+ONE_SIDED_LEVEL = 0.025
+"""The error rate per side of every interval verdict (a two-sided 95 % interval at one look)."""
+
+
+def one_sided_level(looks: int) -> float:
+    """Return the one-sided level of each look's interval, ``0.025 / looks`` (Bonferroni over looks)."""
+    if isinstance(looks, bool) or not (isinstance(looks, (int, np.integer)) and looks >= 1):
+        raise ValueError(f"looks must be a positive integer, got {looks!r}")
+    return ONE_SIDED_LEVEL / int(looks)
+
+
+def confidence(looks: int) -> float:
+    """Return the two-sided confidence of each look's interval, ``1 − 2 · 0.025 / looks``."""
+    return 1 - 2 * one_sided_level(looks)
+
+
 def t_bounds(mean, se, runs, one_sided: float) -> tuple[np.ndarray, np.ndarray]:
     """Return the Student-t bounds ``mean ∓ t_{1−one_sided, runs−1} · se`` (elementwise): each misses at ``one_sided``."""
     mean, se, runs = (np.asarray(x, dtype=float) for x in (mean, se, runs))

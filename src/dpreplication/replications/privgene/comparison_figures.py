@@ -4,7 +4,7 @@ The job tables of :mod:`dpreplication.replications.privgene.comparison` are aggr
 figures (mean ± 95 % CI per method and ε), every pair of methods' paired differences and ratios,
 and their extremes over the ε grid, the quantities the paper's prose states (spec ``privgene.md``
 §5, §9 "Uncertainty"). The claim tables (pairs, summary, levels) carry their intervals at the
-verdict's level, one-sided ``0.025 / looks`` (:func:`dpreplication.scorecard.uncertainty.one_sided_level`:
+verdict's level, one-sided ``0.025 / looks`` (:func:`dpreplication.statistics.intervals.one_sided_level`:
 two looks where a second stage may add runs), and a summary over the ε grid is Bonferroni over
 its cells where any cell could decide it (:func:`pair_summary`).
 
@@ -21,8 +21,14 @@ from dpreplication.data import tabular
 from dpreplication.learning.protocol import summarise
 from dpreplication.replications.privgene.datasets import DATASETS
 from dpreplication.replications.privgene.methods import EPSILON_FREE, METHOD_ORDER
-from dpreplication.scorecard.uncertainty import ONE_SIDED_LEVEL, confidence, one_sided_level
-from dpreplication.statistics.intervals import abs_bounds, t_bounds, with_interval
+from dpreplication.statistics.intervals import (
+    ONE_SIDED_LEVEL,
+    abs_bounds,
+    confidence,
+    one_sided_level,
+    t_bounds,
+    with_interval,
+)
 
 FIGURES = {
     "fig3": ("lr", "error", "misclassification rate"),
