@@ -193,3 +193,20 @@ def test_every_published_ledger_has_its_claim_at_float_tolerance(paper):
     for claim in claims:
         assert (claim.column, claim.reduce, claim.comparison, claim.expected) == ("ledger_error", "max", "abs", 0)
         assert claim.tolerance <= 1e-9 and claim.select == {}, claim.id
+
+
+def test_one_lp_floor_decides_both_equal_and_differs():
+    """Issue #52: the m = 1 equality claims failed on HiGHS's noise (1.6e-10–1.7e-9 against 1e-10), and the
+    same threshold let a "differs" claim pass on noise. One floor, 1e-6 (spec §6 check 6), decides both."""
+    claims = load_registry(CLAIMS / "darrm.yaml")
+    equal = [c for c in claims if c.id.startswith("m1_opt_is_sub_")]
+    differs = [c for c in claims if c.id.startswith("m1_opt_differs_at_eps2_")]
+    assert len(equal) == 16 and len(differs) == 8
+    floors = {c.tolerance for c in equal + differs}
+    assert floors == {1e-6}
+    floor = floors.pop()
+    solver_noise = 1.7e-9  # the largest |γ_opt − γ_Sub| the m = 1 LPs reach where they must be equal
+    for claim in equal:
+        assert claim.holds(solver_noise) and claim.holds(floor * 0.99) and not claim.holds(floor * 1.01)
+    for claim in differs:
+        assert not claim.holds(solver_noise) and not claim.holds(floor) and claim.holds(floor * 1.01)

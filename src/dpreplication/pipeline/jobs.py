@@ -167,16 +167,21 @@ _FAILED: list = []
 """Exceptions that ended this job (then no checksum is recorded)."""
 
 
+def _folders(path: Path) -> tuple[str, ...]:
+    """Return the folders of ``path`` below the working directory (the checkout, where jobs run), not above it."""
+    return (Path(os.path.relpath(path)) if path.is_absolute() else path).parent.parts
+
+
 def is_intermediate(path: str | Path) -> bool:
     """Whether ``path`` is a job's intermediate: under a ``work`` folder, and not a sidecar or record."""
     path = Path(path)
-    return "work" in path.parts and path.suffix not in (".json", CHECKSUM)
+    return "work" in _folders(path) and path.suffix not in (".json", CHECKSUM)
 
 
 def is_published(path: str | Path) -> bool:
     """Whether ``path`` is a published file: under a ``figures`` folder, and not a sidecar or record."""
     path = Path(path)
-    return "figures" in path.parts and path.suffix not in (".json", CHECKSUM)
+    return "figures" in _folders(path) and path.suffix not in (".json", CHECKSUM)
 
 
 def record_checksums(outputs, sources=()) -> list[Path]:
@@ -188,7 +193,7 @@ def record_checksums(outputs, sources=()) -> list[Path]:
     table beside it (:func:`verify_inputs`).
     """
     records = []
-    published_sources = [Path(p) for p in sources if "figures" in Path(p).parts and Path(p).is_file()]
+    published_sources = [Path(p) for p in sources if "figures" in _folders(Path(p)) and Path(p).is_file()]
     for path in (Path(p) for p in outputs if Path(p).is_file()):
         if is_intermediate(path):
             made_from = []
