@@ -210,3 +210,17 @@ def test_one_lp_floor_decides_both_equal_and_differs():
         assert claim.holds(solver_noise) and claim.holds(floor * 0.99) and not claim.holds(floor * 1.01)
     for claim in differs:
         assert not claim.holds(solver_noise) and not claim.holds(floor) and claim.holds(floor * 1.01)
+
+
+def test_a_criterion_fails_on_the_alternative_that_matters():
+    """Issue #52 item 4: a criterion that accepts the baseline's own value, or a classifier far from random, cannot fail."""
+    claims = {c.id: c for c in load_registry(CLAIMS / "darrm.yaml") + load_registry(CLAIMS / "privgene.yaml")}
+    numbers = pd.read_csv(REPO / "figures" / "darrm" / "verified_numbers.csv")
+    for m in (40, 60, 80):
+        rr = numbers[
+            (numbers.quantity == "E[RR] under T_U") & (numbers.setting == "LP K=101 eps=0.1 Delta=0") & (numbers.m == m)
+        ]
+        assert not claims[f"e_opt_k101_m{m}"].holds(rr.value.item()), m  # the RR baseline is not "0.0000"
+        assert claims[f"e_opt_k101_m{m}"].holds(0.0)
+    for claim_id in ("fig4_us_gupt_near_random", "fig4_br_privatesvm_near_random"):
+        assert not claims[claim_id].holds(0.41) and claims[claim_id].holds(0.48)
