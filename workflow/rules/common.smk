@@ -162,8 +162,10 @@ def published(paper, name, kinds, caption=None, *, drawing=None, tables=None):
     caption then goes with the PNG.
     """
     paths = {kind: f"{FIGURES}/{paper}/{name}.{'ledger.csv' if kind == 'ledger' else kind}" for kind in kinds}
+    register(paper, paths.values())
     if drawing is not None:
         png = f"{FIGURES}/{paper}/{name}.png"
+        register(paper, [png])
         DRAWINGS.append(
             {
                 "paper": paper,
@@ -215,10 +217,14 @@ def settings(path):
     return section
 
 
-def register(paper, rule_output):
-    """Publish a rule's outputs (rule `all`); its CSVs become claim tables named by file stem."""
-    ALL_OUTPUTS.extend(rule_output)
-    for path in rule_output:
+def register(paper, paths):
+    """Publish ``paths`` (rule `all`); the CSVs become claim tables named by file stem.
+
+    Called by :func:`published` for every path it names, so a rule's published outputs are
+    registered where they are declared, never by hand.
+    """
+    ALL_OUTPUTS.extend(paths)
+    for path in paths:
         if path.endswith(".csv"):
             CLAIM_TABLES.setdefault(paper, {})[Path(path).stem] = path
 

@@ -238,22 +238,6 @@ rule darrm_verified_numbers:
         "../scripts/darrm/verified_numbers.py"
 
 
-for _rule in (
-    rules.darrm_f2_gamma_shapes,
-    rules.darrm_f3_errors,
-    rules.darrm_f4_feasible_region,
-    rules.darrm_f5_gamma_shapes,
-    rules.darrm_f6_errors,
-    rules.darrm_f7_gamma_shapes,
-    rules.darrm_f8_errors,
-    rules.darrm_f9_prior_shapes,
-    rules.darrm_f9_prior_errors,
-    rules.darrm_lp_diagnostics,
-    rules.darrm_verified_numbers,
-):
-    register(DR, _rule.output)
-
-
 # ============================================================================ private prediction
 # Spec §3: K teachers per dataset (DP-SGD with Opacus, or non-private for GNMax) write cached vote
 # matrices; every table afterwards is numpy on those votes. A dataset that cannot be had (no local
@@ -464,17 +448,6 @@ rule darrm_prediction_accuracy:
         "../scripts/darrm/prediction_accuracy.py"
 
 
-for _rule in (
-    rules.darrm_prediction_privacy,
-    rules.darrm_f10_gnmax_variance,
-    rules.darrm_prediction_teachers_table,
-    rules.darrm_prediction_teacher_diagnostics,
-    rules.darrm_prediction_accuracy,
-    rules.darrm_prediction_teacher_seeds,
-):
-    register(DR, _rule.output)
-
-
 # ---------------------------------------------------------------- teacher ablation (issue: DaRRM on MNIST)
 # Private teachers of one dataset under DP-SGD configurations within the paper's protocol, on the
 # pipeline's shards and seeds, each under several seed replicates (one job per configuration); the
@@ -554,7 +527,3 @@ rule darrm_prediction_accuracy_best_config:
         "DaRRM: the accuracy table of the ablated dataset with the best configuration's private teachers"
     script:
         "../scripts/darrm/prediction_accuracy_best_config.py"
-
-
-for _rule in (rules.darrm_prediction_teacher_ablation, rules.darrm_prediction_accuracy_best_config):
-    register(DR, [path for name, path in _rule.output.items() if name in PRIVATE_TABLE])

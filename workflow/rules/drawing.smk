@@ -34,5 +34,3 @@ for _drawing in DRAWINGS:
             f"draw {_drawing['png']} with plotting.{_drawing['function']}"
         script:
             "../scripts/draw.py"
-
-    register(_drawing["paper"], [_drawing["png"]])

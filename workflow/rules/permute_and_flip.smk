@@ -228,18 +228,3 @@ rule pf_anchors:
         "P&F: the error and ε ratios quoted in the paper's text"
     script:
         "../scripts/permute_and_flip/anchors.py"
-
-
-for _rule in (
-    rules.pf_exact_tables,
-    rules.pf_worst_case,
-    rules.pf_privacy_audit,
-    rules.pf_pmf_bars,
-    rules.pf_tv_convergence,
-    rules.pf_pp_plot,
-    rules.pf_lemma_chain,
-    rules.pf_lemma_internals,
-    rules.pf_utility_grid,
-    rules.pf_anchors,
-):
-    register(PF, _rule.output)

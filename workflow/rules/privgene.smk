@@ -311,16 +311,6 @@ rule privgene_verified_numbers:
         "../scripts/privgene/verified_numbers.py"
 
 
-for _rule in (
-    rules.privgene_table2,
-    rules.privgene_choice_of_c,
-    rules.privgene_reference_levels,
-    rules.privgene_eem_vs_em,
-    rules.privgene_verified_numbers,
-):
-    register(PG, _rule.output)
-
-
 # ---------------------------------------------------------------- Figs 3–5: PrivGene against the baselines
 
 
@@ -474,8 +464,6 @@ for _figure, (_name, _what, _tasks) in PG_COMPARISON_FIGURES.items():
         script:
             "../scripts/privgene/comparison_figure.py"
 
-    register(PG, getattr(rules, f"privgene_{_figure}").output)
-
 
 rule privgene_comparison_pairs:
     input:
@@ -510,9 +498,6 @@ rule privgene_comparison_pairs:
         "PrivGene: paired differences, their summary and each method's level across Figs 3-5"
     script:
         "../scripts/privgene/comparison_pairs.py"
-
-
-register(PG, rules.privgene_comparison_pairs.output)
 
 
 rule privgene_paper_r_comparison_job:
@@ -557,9 +542,6 @@ rule privgene_paper_r_comparison:
         "PrivGene: is the small-ε gap to PrivateERM on US/BR the smaller r? (paired, paper's r)"
     script:
         "../scripts/privgene/paper_r_comparison.py"
-
-
-register(PG, rules.privgene_paper_r_comparison.output)
 
 
 # ---------------------------------------------------------------- the open gaps measured (issue 12)
@@ -768,15 +750,6 @@ rule privgene_gupt_variants:
         "../scripts/privgene/gupt_variants.py"
 
 
-for _rule in (
-    rules.privgene_reachable_set,
-    rules.privgene_schedule_ablation,
-    rules.privgene_choice_of_c_epsilon,
-    rules.privgene_gupt_variants,
-):
-    register(PG, _rule.output)
-
-
 # ---------------------------------------------------------------- PrivateERM cross-checked (issue #32 item 8)
 PGB_SECTION = "ablations/baseline_checks"
 PGB = f"{PG}/{PGB_SECTION}"
@@ -830,6 +803,3 @@ rule privgene_baseline_checks:
         "PrivGene: does PrivateERM agree with diffprivlib, and does any Λ close its gap to NoPrivacy? (paired by fold)"
     script:
         "../scripts/privgene/baseline_checks.py"
-
-
-register(PG, rules.privgene_baseline_checks.output)

@@ -393,26 +393,3 @@ rule tl_calibration_audit:
         "TL: E8b, the libraries' analytic-Gaussian σ judged by the exact δ(σ) at 50 digits"
     script:
         "../scripts/truncated_laplace/calibration_audit.py"
-
-
-for _rule in (
-    rules.tl_density,
-    rules.tl_amplitude_ratio,
-    rules.tl_power_ratio,
-    rules.tl_amplitude_ratio_heatmap,
-    rules.tl_power_ratio_heatmap,
-    rules.tl_ratio_table,
-    rules.tl_ratio_facts,
-    rules.tl_canonical_values,
-    rules.tl_bound_gap,
-    rules.tl_bound_kinks,
-    rules.tl_lp_optimum,
-    rules.tl_monte_carlo,
-    rules.tl_privacy_audit,
-    rules.tl_privacy_profiles,
-    rules.tl_baselines,
-    rules.tl_small_epsilon_limit,
-    rules.tl_library_cross_check,
-    rules.tl_calibration_audit,
-):
-    register(TL, _rule.output)
