@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from dpreplication.data import tabular
 from dpreplication.learning.protocol import summarise
@@ -122,11 +121,12 @@ def paired_differences(runs: pd.DataFrame, value: str = "error", looks: int = 1)
             difference = (both[method] - both[baseline]).groupby(level=cells, sort=False)
             centred = both / by_cell.transform("mean")
             influence = (centred[baseline] - centred[method]).groupby(level=cells, sort=False)
-            quantile = stats.t.isf(alpha, np.maximum(runs_ - 1, 1)) * np.where(runs_ > 1, 1.0, np.nan)
             se = difference.std() / np.sqrt(runs_)
             log_se = influence.std() / np.sqrt(runs_) / np.log(10)
             method_value, baseline_value = means.loc[runs_.index, method], means.loc[runs_.index, baseline]
             log10_ratio = np.log10(baseline_value / method_value)
+            low, high = t_bounds(difference.mean(), se, runs_, alpha)
+            log_low, log_high = t_bounds(log10_ratio, log_se, runs_, alpha)
             frame = runs_.index.to_frame(index=False)
             frame = frame.assign(
                 method=method,
@@ -135,17 +135,17 @@ def paired_differences(runs: pd.DataFrame, value: str = "error", looks: int = 1)
                 baseline_value=baseline_value.to_numpy(),
                 difference=difference.mean().to_numpy(),
                 difference_se=se.to_numpy(),
-                difference_ci_low=(difference.mean() - quantile * se).to_numpy(),
-                difference_ci_high=(difference.mean() + quantile * se).to_numpy(),
+                difference_ci_low=low,
+                difference_ci_high=high,
                 runs=runs_.to_numpy(),
                 looks=looks,
                 ratio=(baseline_value / method_value).to_numpy(),
-                ratio_ci_low=(10 ** (log10_ratio - quantile * log_se)).to_numpy(),
-                ratio_ci_high=(10 ** (log10_ratio + quantile * log_se)).to_numpy(),
+                ratio_ci_low=10**log_low,
+                ratio_ci_high=10**log_high,
                 log10_ratio=log10_ratio.to_numpy(),
                 log10_ratio_se=log_se.to_numpy(),
-                log10_ratio_ci_low=(log10_ratio - quantile * log_se).to_numpy(),
-                log10_ratio_ci_high=(log10_ratio + quantile * log_se).to_numpy(),
+                log10_ratio_ci_low=log_low,
+                log10_ratio_ci_high=log_high,
                 order=position[runs_.index].to_numpy() * len(methods) ** 2 + i * len(methods) + j,
             )
             frames.append(frame)
@@ -176,14 +176,13 @@ def mean_differences(runs: pd.DataFrame, value: str = "error", looks: int = 1) -
             complete = (by_run.notna() | ~grid).all(axis=1) & grid.any(axis=1)
             per_run = by_run.where(grid)[complete].mean(axis=1).groupby(level=[0, 1], sort=False)
             runs_ = per_run.count()
-            se = per_run.std() / np.sqrt(runs_)
-            half = stats.t.isf(alpha, np.maximum(runs_ - 1, 1)) * np.where(runs_ > 1, 1.0, np.nan) * se
+            low, high = t_bounds(per_run.mean(), per_run.std() / np.sqrt(runs_), runs_, alpha)
             frame = runs_.index.to_frame(index=False).assign(
                 method=method,
                 baseline=baseline,
                 mean_difference=per_run.mean().to_numpy(),
-                mean_difference_ci_low=(per_run.mean() - half).to_numpy(),
-                mean_difference_ci_high=(per_run.mean() + half).to_numpy(),
+                mean_difference_ci_low=low,
+                mean_difference_ci_high=high,
                 mean_difference_runs=runs_.to_numpy(),
                 order=position[runs_.index].to_numpy() * len(methods) ** 2 + i * len(methods) + j,
             )
