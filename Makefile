@@ -118,13 +118,17 @@ lock: $(VENV)/installed
 	$(PYTHON) -m dpreplication.pipeline.environment mirror
 
 # Every download is checked against the lock's hashes (--require-hashes). torch first, alone, from
-# TORCH_WHEELS: pip would ask an extra page for every package of the lock.
+# TORCH_WHEELS: pip would ask an extra page for every package of the lock (and where the page is
+# unreachable it falls back to pip's own find-links). Then the lock's uv, which installs the other
+# ~150 pins in parallel: 5 s against pip's 65 s on 2 cores (measured on a warm cache).
 $(VENV)/installed: requirements.lock pyproject.toml
 	python3 -m venv $(VENV)
 	awk '/^torch==/ { found = 1 } found && /^ *#/ { exit } found' requirements.lock > $(VENV)/torch.txt
+	awk '/^uv==/ { found = 1 } found && /^ *#/ { exit } found' requirements.lock > $(VENV)/uv.txt
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --no-deps --find-links $(TORCH_WHEELS) -r $(VENV)/torch.txt
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r $(VENV)/uv.txt
+	$(VENV)/bin/uv pip install --python $(PYTHON) --quiet --require-hashes -r requirements.lock
+	$(VENV)/bin/uv pip install --python $(PYTHON) --quiet --no-deps -e .
 	touch $@
 
 clean-results:

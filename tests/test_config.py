@@ -227,10 +227,31 @@ def test_problems_are_one_line_each_naming_the_key_with_the_value_cut_to_80_char
         with_defaults(config, SCHEMA)
     assert str(refused.value).splitlines() == [
         "invalid configuration:",
-        "config key 'permute_and_flip.tv_convergence': Additional properties are not allowed ('epsilonn' was unexpected)",
+        "config key 'permute_and_flip.tv_convergence.epsilonn': unknown key; did you mean 'epsilon'?",
         f"config key 'permute_and_flip.tv_convergence.epsilon': '{'x' * 78}… is not of type 'number'",
         "config key 'seed': -1 is less than the minimum of 0",
     ]
+
+
+def test_a_misspelt_key_or_choice_is_one_line_naming_the_nearest_valid_one():
+    overlay = {
+        "darrm": {"f3_erors": {"n_repeats": 2}, "solver": "higs", "f6_errors": {"n_repets": 1}, "zzz": 1},
+        "instruction_set": "x86-64-v9",
+    }
+    with pytest.raises(ConfigurationError) as refused:
+        with_defaults(merge_config(profile_config("quick", REPO), overlay), SCHEMA)
+    lines = str(refused.value).splitlines()
+    assert lines[:4] == [
+        "invalid configuration:",
+        "config key 'darrm.f3_erors': unknown key; did you mean 'f3_errors'?",
+        "config key 'darrm.zzz': unknown key; expected one of solver, f2_gamma_shapes, f3_errors, f4_feasible_region, "
+        "f5_gamma_shapes, f6_errors, f7_gamma_shapes, f8_errors, f9_prior_shapes, f9_prior_errors, lp_diagnostic…",
+        "config key 'darrm.f6_errors.n_repets': unknown key; did you mean 'n_repeats'?",
+    ]
+    assert lines[4].endswith(
+        "is not one of ['highs', 'highs-ds', 'highs-ipm', 'cvxpy-highs', 'cvxpy-clarabel']; did you mean 'highs'?"
+    )
+    assert lines[5].startswith("config key 'instruction_set': 'x86-64-v9' is not one of") and len(lines) == 6
 
 
 @pytest.mark.parametrize("profile", ["quick", "default", "paper"])

@@ -347,15 +347,20 @@ def test_an_unguarded_import_of_an_absent_library_fails(tmp_path):
 )
 def test_every_oracle_test_skips_with_a_reason_when_its_library_is_absent(hidden, tmp_path):
     """With the ``hidden`` libraries absent (all five, or each alone: Opacus without torch was a
-    gap), the test modules that use one pass or skip with a reason naming it. About 90 s in all."""
+    gap), the test modules that use one pass or skip with a reason naming it. The end-to-end
+    (``workflow``) tests among them run with all five absent only: each library alone is checked at
+    the unit level, which is where a missing skip hides (this saves 33 of 170 s)."""
     files = sorted(
         path
         for path in (REPO / "tests").rglob("test_*.py")
         if path.name != Path(__file__).name and uses(hidden, path.read_text())
     )
+    selection = []
     if hidden == OPTIONAL_LIBRARIES:
         files.append(REPO / "tests/test_library.py")  # every public name, the optional ones imported lazily
-    result = run_pytest(files, without_libraries(tmp_path / "hidden", hidden), REPO)
+    else:
+        selection = ["-m", "not workflow"]
+    result = run_pytest([*selection, *files], without_libraries(tmp_path / "hidden", hidden), REPO)
     assert result.returncode == 0, result.stdout[-4000:]
     skipped = [line.lower() for line in result.stdout.splitlines() if line.startswith("SKIPPED")]
     for name in hidden:
@@ -461,7 +466,10 @@ def test_a_profile_that_would_not_apply_stops_the_run(arguments, checkout, tmp_p
     [
         ("truncated_laplace={monte_carlo: {points: [[1, 0.7]]}}", "0.7 is greater than or equal to the maximum of 0.5"),
         ("darrm={teacher_ablation: {m: 12}}", "config key 'darrm.teacher_ablation.m': 12 not in [1, K]"),
-        ("permute_and_flip={tv_convergence: {epsilonn: 2}}", "Additional properties are not allowed ('epsilonn' was"),
+        (
+            "permute_and_flip={tv_convergence: {epsilonn: 2}}",
+            "'permute_and_flip.tv_convergence.epsilonn': unknown key; did you mean 'epsilon'?",
+        ),
         ("permute_and_flip={tv_convergence: {epsilon: -2}}", "-2 is less than or equal to the minimum of 0"),  # typed
         ("darrm={f2_gamma_shapes: {K: 10}}", "config key 'darrm.f2_gamma_shapes.K': 10 should not be valid under"),
         # A repeated grid value (it used to validate, then crash its job in pandas):

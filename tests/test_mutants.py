@@ -19,11 +19,30 @@ def test_every_privacy_mutant_is_killed(tmp_path):
     assert "SURVIVED" not in result.stdout and "NOT APPLIED" not in result.stdout
 
 
-def test_every_mutant_applies_to_the_current_source():
-    """A refactor that moves a mutant's line makes it silently untestable: catch it without running it."""
+def load_runner():
     spec = importlib.util.spec_from_file_location("mutant_runner", RUNNER)
     runner = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(runner)
+    return runner
+
+
+def test_a_kill_by_a_test_that_fails_unmutated_voids_the_run(tmp_path):
+    """The kills are checked on the unmutated copy: the test that killed a mutant must pass there."""
+    runner = load_runner()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_toy.py").write_text(
+        "def test_passes():\n    pass\n\n\ndef test_fails():\n    assert False\n"
+    )
+    outcome, _, _, failed = runner.run_tests(tmp_path, ["tests/test_toy.py"])
+    assert (outcome, failed) == ("failed", ["tests/test_toy.py::test_fails"])
+    runner.check_the_kills(tmp_path, [{"killed_by": ["tests/test_toy.py::test_passes"]}, {"killed_by": []}])
+    with pytest.raises(SystemExit, match="fail on the unmutated copy too"):
+        runner.check_the_kills(tmp_path, [{"killed_by": ["tests/test_toy.py::test_fails"]}])
+
+
+def test_every_mutant_applies_to_the_current_source():
+    """A refactor that moves a mutant's line makes it silently untestable: catch it without running it."""
+    runner = load_runner()
     source = runner.REPO / "src" / "dpreplication"
     matches = {
         mutant["id"]: (source / mutant["file"]).read_text().count(mutant["original"])

@@ -3,9 +3,11 @@
 Each mutant is applied alone to a scratch copy of the tree (the working tree is never modified,
 so this runs safely beside other work), and its tests are run there with the copy's ``src`` first
 on the path; a mutant whose tests all pass has *survived*. With ``--jobs N`` (default: one per
-core) N copies take mutants in parallel, one mutant per copy at a time. The unmutated copy must pass every
-selection first, or no verdict means anything. Writes ``results/mutants/report.{md,csv}`` and
-exits 1 if any mutant survived or could not be applied.
+core) N copies take mutants in parallel, one mutant per copy at a time. A kill counts only if the
+tests that killed it pass on the unmutated copy: after the mutants, exactly those tests (recorded by
+``failures_plugin.py``) are rerun there, and one failing voids the run. (This replaces running every
+selection on the unmutated copy first: 118 s of a 271 s run, serial, for the same guarantee.) Writes
+``results/mutants/report.{md,csv}`` and exits 1 if any mutant survived or could not be applied.
 
     python tests/mutants/run.py                 # every mutant
     python tests/mutants/run.py --only laplace-scale --only seed-teacher
@@ -53,17 +55,27 @@ def scratch_copy() -> Path:
     return root
 
 
-def run_tests(root: Path, tests: list[str]) -> tuple[str, float, str]:
-    """``(outcome, seconds, tail of the output)``: outcome ``passed``, ``failed`` or ``timeout``."""
-    environment = {**os.environ, "PYTHONPATH": str(root / "src"), "OPENBLAS_NUM_THREADS": "1"}
-    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-m", "not workflow", *tests]
+def run_tests(root: Path, tests: list[str]) -> tuple[str, float, str, list[str]]:
+    """``(outcome, seconds, tail of the output, failed node ids)``: outcome ``passed``, ``failed`` or
+    ``timeout``; it stops at the first failure."""
+    failures = root / "failures.txt"
+    failures.unlink(missing_ok=True)
+    environment = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(root / "src"), str(Path(__file__).parent)]),
+        "OPENBLAS_NUM_THREADS": "1",
+        "MUTANT_FAILURES": str(failures),
+    }
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "failures_plugin"]
+    command += ["-m", "not workflow", *tests]
     start = time.perf_counter()
     try:
         result = subprocess.run(command, cwd=root, env=environment, capture_output=True, text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
-        return "timeout", time.perf_counter() - start, ""
+        return "timeout", time.perf_counter() - start, "", []
     outcome = "passed" if result.returncode == 0 else "failed"
-    return outcome, time.perf_counter() - start, (result.stdout + result.stderr)[-1500:]
+    failed = failures.read_text().split("\n")[:-1] if failures.exists() else []
+    return outcome, time.perf_counter() - start, (result.stdout + result.stderr)[-1500:], failed
 
 
 def check_imports_the_copy(root: Path) -> None:
@@ -99,16 +111,36 @@ def run_mutant(copies: queue.Queue, mutant: dict) -> dict:
             target, original = apply(root, mutant)
         except ValueError as error:
             print(f"  NOT APPLIED {mutant['id']}: {error}", flush=True)
-            return {**mutant, "verdict": "not applied", "seconds": 0.0, "detail": str(error)}
+            return {**mutant, "verdict": "not applied", "seconds": 0.0, "killed_by": [], "detail": str(error)}
         try:
-            outcome, seconds, tail = run_tests(root, mutant["tests"])
+            outcome, seconds, tail, failed = run_tests(root, mutant["tests"])
         finally:
             target.write_text(original)
     finally:
         copies.put(root)
     verdict = {"failed": "killed", "passed": "SURVIVED", "timeout": "killed (timeout)"}[outcome]
+    # A timeout names no test: the unmutated copy must then pass the mutant's whole selection in time.
+    killed_by = failed if outcome == "failed" else mutant["tests"] if outcome == "timeout" else []
     print(f"  {verdict:16} {seconds:6.1f} s  {mutant['id']}", flush=True)
-    return {**mutant, "verdict": verdict, "seconds": seconds, "detail": "" if outcome != "passed" else tail}
+    return {
+        **mutant,
+        "verdict": verdict,
+        "seconds": seconds,
+        "killed_by": killed_by,
+        "detail": "" if outcome != "passed" else tail,
+    }
+
+
+def check_the_kills(root: Path, rows: list[dict]) -> None:
+    """Rerun every test that killed a mutant on the unmutated copy: a kill by a test that fails
+    anyway would be no kill, so one failure here voids the whole run."""
+    killers = sorted({test for row in rows for test in row["killed_by"]})
+    if not killers:
+        return
+    outcome, seconds, tail, failed = run_tests(root, killers)
+    if outcome != "passed":
+        raise SystemExit(f"tests that killed mutants fail on the unmutated copy too ({outcome}: {failed}):\n{tail}")
+    print(f"the {len(killers)} tests that killed mutants pass on the unmutated copy ({seconds:.0f} s)")
 
 
 def main(argv=None) -> int:
@@ -135,16 +167,12 @@ def main(argv=None) -> int:
     try:
         for root in roots:
             check_imports_the_copy(root)
-        selections = sorted({test for mutant in mutants for test in mutant["tests"]})
-        outcome, seconds, tail = run_tests(roots[0], selections)
-        if outcome != "passed":
-            raise SystemExit(f"the unmutated tree fails its own selections ({outcome}):\n{tail}")
-        print(f"baseline: {len(selections)} test files pass on the unmutated copy ({seconds:.0f} s)")
         copies = queue.Queue()
         for root in roots:
             copies.put(root)
         with ThreadPoolExecutor(max_workers=len(roots)) as pool:
             rows = list(pool.map(lambda mutant: run_mutant(copies, mutant), mutants))
+        check_the_kills(roots[0], rows)
     finally:
         for root in roots:
             shutil.rmtree(root, ignore_errors=True)
@@ -158,12 +186,19 @@ def main(argv=None) -> int:
 
 def write_report(directory: Path, rows: list[dict], killed: int, seconds: float) -> None:
     directory.mkdir(parents=True, exist_ok=True)
-    fields = ["id", "file", "verdict", "seconds", "why", "tests"]
+    fields = ["id", "file", "verdict", "seconds", "killed_by", "why", "tests"]
     with open(directory / "report.csv", "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields, extrasaction="ignore")
         writer.writeheader()
         for row in rows:
-            writer.writerow({**row, "tests": " ".join(row["tests"]), "seconds": f"{row['seconds']:.1f}"})
+            writer.writerow(
+                {
+                    **row,
+                    "tests": " ".join(row["tests"]),
+                    "killed_by": " ".join(row["killed_by"]),
+                    "seconds": f"{row['seconds']:.1f}",
+                }
+            )
     lines = [
         "# Privacy mutants",
         "",

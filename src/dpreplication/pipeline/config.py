@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import difflib
 import hashlib
 import io
 import json
@@ -208,11 +209,34 @@ def schema_problems(config: dict, schema: dict) -> list[str]:
     for error in sorted(
         _default_setting_validator(schema).iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path]
     ):
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            problems += _unknown_key_problems(error.absolute_path, error.instance, error.schema)
+            continue
         message, value = error.message, repr(error.instance)
         if message.startswith(value):
             message = _cut(value) + message[len(value) :]
         where = f"config key '{_key_path(error.absolute_path)}'" if error.absolute_path else "config"
-        problems.append(f"{where}: {_cut(message, 4 * SHOWN_VALUE)}")
+        nearest = []
+        if error.validator == "enum" and isinstance(error.instance, str):
+            nearest = difflib.get_close_matches(error.instance, [str(option) for option in error.validator_value], n=1)
+        hint = f"; did you mean '{nearest[0]}'?" if nearest else ""
+        problems.append(f"{where}: {_cut(message, 4 * SHOWN_VALUE)}{hint}")
+    return problems
+
+
+def _unknown_key_problems(path, section: dict, subschema: dict) -> list[str]:
+    """One line per key of ``section`` that ``subschema`` does not declare.
+
+    Each names the nearest declared key (``difflib``'s ratio ≥ 0.6), else the declared keys.
+    """
+    known = list(subschema.get("properties", {}))
+    problems = []
+    for key in [key for key in section if key not in known]:
+        nearest = difflib.get_close_matches(str(key), known, n=1)
+        hint = (
+            f"did you mean '{nearest[0]}'?" if nearest else f"expected one of {_cut(', '.join(known), 2 * SHOWN_VALUE)}"
+        )
+        problems.append(f"config key '{_cut(_key_path([*path, key]))}': unknown key; {hint}")
     return problems
 
 
