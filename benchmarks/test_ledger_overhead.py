@@ -111,7 +111,7 @@ def no_ledger(*args, **kwargs):
 
 
 def test_darrm_query_ledgers_cost_under_one_percent_of_darrm_job_cpu(benchmark, monkeypatch):
-    from dpreplication.accounting import events, privacy_verifier
+    from dpreplication.accounting import events
     from dpreplication.pipeline.config import profile_config
     from dpreplication.replications.darrm import prediction
 
@@ -127,7 +127,7 @@ def test_darrm_query_ledgers_cost_under_one_percent_of_darrm_job_cpu(benchmark, 
     votes = prediction.read_votes(files)
 
     def table() -> float:
-        privacy_verifier._majority_vote_epsilon.cache_clear()  # a job computes each majority vote's ε once
+        events._majority_vote_epsilon.cache_clear()  # a job computes each majority vote's ε once
         events._gaussian_epsilon.cache_clear()
         start = time.process_time()
         prediction.accuracy_table(votes, {}, settings, seed=0, solver="highs")

@@ -10,8 +10,10 @@ subpackage stays cheap:
   report-noisy-max), additive noise (Laplace, truncated Laplacian, analytic Gaussian), the
   enhanced exponential mechanism, private majority (DaRRM, subsampling, randomized response,
   GNMax);
+- :mod:`dpreplication.releases`: the DP events the samplers record, as plain data, and the
+  recorder they call (below the mechanisms);
 - :mod:`dpreplication.accounting`: RDP and DP-SGD accounting, GNMax calibration, DaRRM's exact
-  privacy verifier, composition;
+  privacy verifier, composition, the events' privacy maps and the privacy ledger;
 - :mod:`dpreplication.optimisation`: DaRRM's optimal noise function γ_opt, the optimal-noise
   lower bound of the truncated-Laplacian paper;
 - :mod:`dpreplication.learning`: PrivGene and the DP model-fitting baselines;

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import attr
 import numpy as np
 import pytest
 from dp_accounting import dp_event
@@ -17,15 +18,17 @@ from dp_accounting.rdp import RdpAccountant
 
 from dpreplication.accounting import ledger, rdp
 from dpreplication.accounting.events import (
+    PRIVACY_MAPS,
     AdvancedCompositionAccountant,
     BasicCompositionAccountant,
     LibraryDpEvent,
+    NoEpsilonDelta,
     ObjectivePerturbationDpEvent,
     ReportNoisyMaxDpEvent,
     TruncatedLaplaceDpEvent,
     epsilon_delta,
+    privacy_map,
 )
-from dpreplication.accounting.privacy_verifier import MajorityVoteDpEvent
 from dpreplication.learning import functional_mechanism, gupt_loose, models, objective_perturbation
 from dpreplication.learning import output_perturbation as op
 from dpreplication.learning import sample_and_aggregate as gupt
@@ -34,6 +37,8 @@ from dpreplication.learning.genetic import PrivGeneSettings, privgene
 from dpreplication.mechanisms import additive, enhanced_exponential, gnmax, quantile, selection, selection_sampling
 from dpreplication.mechanisms import majority as mj
 from dpreplication.mechanisms import truncated_laplace as tl
+from dpreplication.releases import events as releases_events
+from dpreplication.releases.events import MajorityVoteDpEvent
 
 EPSILON = 0.8
 SCORES = np.array([3.0, 2.0, 0.0, 2.5, 1.0])
@@ -338,6 +343,32 @@ def test_a_majority_vote_is_read_by_the_exact_verifier():
         ("subsample_majority", 2),
     ]
     assert spent.entries[0].epsilon == pytest.approx(3.0, abs=1e-11) and spent.entries[1].epsilon <= 1.5
+
+
+def test_events_are_plain_data_and_the_accounting_layer_holds_their_maps():
+    """Each event class of ``releases.events`` holds its parameters and nothing else (frozen, no method of its
+    own): its privacy map is found in ``accounting.events.PRIVACY_MAPS`` by its class, as dp-accounting's are."""
+    own = [
+        kind
+        for kind in vars(releases_events).values()
+        if isinstance(kind, type) and kind.__module__ == releases_events.__name__
+    ]
+    assert {kind.__name__ for kind in own} == {
+        "ReportNoisyMaxDpEvent",
+        "ObjectivePerturbationDpEvent",
+        "TruncatedLaplaceDpEvent",
+        "MajorityVoteDpEvent",
+        "LibraryDpEvent",
+    }
+    for kind in own:
+        assert issubclass(kind, dp_event.DpEvent) and kind in PRIVACY_MAPS, kind.__name__
+        assert [name for name, value in vars(kind).items() if callable(value) and not name.startswith("__")] == []
+        fields = [field.name for field in attr.fields(kind)]
+        with pytest.raises(attr.exceptions.FrozenInstanceError):
+            setattr(kind(*[1.0] * len(fields)), fields[0], 2.0)
+    assert privacy_map(dp_event.GaussianDpEvent(1.0)) is PRIVACY_MAPS[dp_event.GaussianDpEvent]
+    with pytest.raises(NoEpsilonDelta, match="PoissonSampledDpEvent has no"):
+        privacy_map(dp_event.PoissonSampledDpEvent(0.1, dp_event.GaussianDpEvent(1.0)))
 
 
 def test_advanced_composition_accountant_is_the_drv_bound():

@@ -1,32 +1,40 @@
-"""Privacy events of the replications' releases, and the accountants that compose them into one (ε, δ).
+"""Privacy maps of the replications' release events, and the accountants that compose them into one (ε, δ).
 
 A release is described by a dp-accounting :class:`~dp_accounting.dp_event.DpEvent` built from the
-parameters its sampler actually uses. Where the library has a class it is used
-(``LaplaceDpEvent``: noise scale ``s`` over L1 sensitivity ``C``, ``noise_multiplier = s/C``,
-ε = 1/noise_multiplier; ``PoissonSampledDpEvent`` of a ``GaussianDpEvent`` for DP-SGD;
-``SelfComposedDpEvent``, ``ComposedDpEvent``, ``NonPrivateDpEvent``). The selections and
-objective perturbation have none, so they get small event types here, each with its privacy map:
+parameters its sampler actually uses: plain data, recorded below the mechanisms
+(:mod:`dpreplication.releases`). Where the library has a class it is used (``LaplaceDpEvent``:
+noise scale ``s`` over L1 sensitivity ``C``, ``noise_multiplier = s/C``, ε = 1/noise_multiplier;
+``PoissonSampledDpEvent`` of a ``GaussianDpEvent`` for DP-SGD; ``SelfComposedDpEvent``,
+``ComposedDpEvent``, ``NonPrivateDpEvent``). The selections, objective perturbation, the truncated
+Laplacian, the majority vote and a library's release have none, so they get small event types of
+their own (:mod:`dpreplication.releases.events`). This module interprets them all: each event
+class has its privacy map in :data:`PRIVACY_MAPS`, the one registry :func:`epsilon_delta` dispatches
+on (an event carries no map of its own, as dp-accounting's accountants interpret its events):
 
-- :class:`ReportNoisyMaxDpEvent` — ``argmax_i (q_i + b·N_i)`` over scores of sensitivity ``Δ``
-  (Gumbel: the exponential mechanism; exponential: permute-and-flip; Laplace: RNM-Laplace), and
-  the exponential mechanism written as its probabilities ``∝ exp(ε q/(2Δ))``: ε = 2Δ/b (Dwork &
-  Roth Theorem 3.10; Ding et al. 2021 Theorem 1; McSherry & Talwar 2007).
-- :class:`ObjectivePerturbationDpEvent` — a minimiser perturbed by ``b`` with density
-  ``∝ exp(-‖b‖/θ)`` (``ε_b = 2/θ``) under the ridge ``Λ``, for a loss with curvature ``c`` on ``n``
-  rows: ε = ε_b + 2 log(1 + c/(nΛ)) (Chaudhuri, Monteleoni & Sarwate 2011, Theorem 9).
-- :class:`TruncatedLaplaceDpEvent` — ``Lap(λ)`` truncated to ``[-A, A]`` at sensitivity ``Δ``:
-  (ε, δ) = (Δ/λ, (e^ε - 1)/(2(e^{A/λ} - 1))), the inverse of ``A = λ ln(1 + (e^ε - 1)/(2δ))``
-  (Geng et al. 2020, Definition 3 and Theorem 1).
-- :class:`~dpreplication.accounting.privacy_verifier.MajorityVoteDpEvent` — DaRRM_γ (Jiang, Zhang &
-  Joshi 2024, Algorithm 1) over K voters, each ``(ε_v, Δ_v)``-DP: at a given δ, ε = m·ε_v for the
-  smallest m at which the exact verifier (spec §7) finds it ``(mε_v, δ)``-DP; it lives beside the
-  verifier. The majority of m voters polled at random is DaRRM with γ_Sub (Lemma 3.1).
-- :class:`LibraryDpEvent` — a release drawn inside another library (diffprivlib), whose own
-  accountant reports its (ε, δ): the ledger can only take the library's word for it.
+- :class:`~dpreplication.releases.events.ReportNoisyMaxDpEvent` — ``argmax_i (q_i + b·N_i)`` over
+  scores of sensitivity ``Δ`` (Gumbel: the exponential mechanism; exponential: permute-and-flip;
+  Laplace: RNM-Laplace), and the exponential mechanism written as its probabilities
+  ``∝ exp(ε q/(2Δ))``: ε = 2Δ/b (Dwork & Roth Theorem 3.10; Ding et al. 2021 Theorem 1;
+  McSherry & Talwar 2007).
+- :class:`~dpreplication.releases.events.ObjectivePerturbationDpEvent` — a minimiser perturbed by
+  ``b`` with density ``∝ exp(-‖b‖/θ)`` (``ε_b = 2/θ``) under the ridge ``Λ``, for a loss with
+  curvature ``c`` on ``n`` rows: ε = ε_b + 2 log(1 + c/(nΛ)) (Chaudhuri, Monteleoni & Sarwate 2011,
+  Theorem 9).
+- :class:`~dpreplication.releases.events.TruncatedLaplaceDpEvent` — ``Lap(λ)`` truncated to
+  ``[-A, A]`` at sensitivity ``Δ``: (ε, δ) = (Δ/λ, (e^ε - 1)/(2(e^{A/λ} - 1))), the inverse of
+  ``A = λ ln(1 + (e^ε - 1)/(2δ))`` (Geng et al. 2020, Definition 3 and Theorem 1).
+- :class:`~dpreplication.releases.events.MajorityVoteDpEvent` — DaRRM_γ (Jiang, Zhang & Joshi
+  2024, Algorithm 1) over K voters, each ``(ε_v, Δ_v)``-DP: at a given δ, ε = m·ε_v for the smallest
+  m at which the exact verifier (spec §7,
+  :func:`~dpreplication.accounting.privacy_verifier.effective_budget`) finds it ``(mε_v, δ)``-DP.
+  The majority of m voters polled at random is DaRRM with γ_Sub (Lemma 3.1).
+- :class:`~dpreplication.releases.events.LibraryDpEvent` — a release drawn inside another library
+  (diffprivlib), whose own accountant reports its (ε, δ): the ledger can only take the library's
+  word for it.
 
 A Gaussian release (dp-accounting ``GaussianDpEvent``) and a majority vote have a curve of (ε, δ)
 guarantees, not one pair: :func:`epsilon_delta` reads them at a given δ (the Gaussian through
-dp-accounting's ``RdpAccountant``; any event with a method ``epsilon_at(delta)`` by that method).
+dp-accounting's ``RdpAccountant``, the majority vote through the exact verifier).
 
 Two dp-accounting ``PrivacyAccountant`` compose (ε, δ) events. :class:`BasicCompositionAccountant`:
 the ε and δ of the parts add up, exactly, which is what a budget stated as "ε per point" promises.
@@ -39,53 +47,26 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 
-import attr
 from dp_accounting import dp_event
 from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 
+from dpreplication.releases.events import (
+    LibraryDpEvent,
+    MajorityVoteDpEvent,
+    ObjectivePerturbationDpEvent,
+    ReportNoisyMaxDpEvent,
+    TruncatedLaplaceDpEvent,
+)
 from dpreplication.validation import in_unit_interval, non_negative, positive, whole_number
+
+EFFECTIVE_BUDGET_RESOLUTION = 1e-13
+"""Bisection width of a majority vote's m in the ledger: far below its 1e-9 relative tolerance."""
 
 
 class NoEpsilonDelta(ValueError):
     """An event whose guarantee is no (ε, δ) pair by itself: a curve read at no δ, or RDP only."""
-
-
-@attr.s(frozen=True, slots=True, auto_attribs=True)
-class ReportNoisyMaxDpEvent(dp_event.DpEvent):
-    """``argmax_i (q_i + noise_scale·N_i)`` over scores of sensitivity ``sensitivity``: ε = 2Δ/b."""
-
-    noise: str
-    noise_scale: float
-    sensitivity: float
-
-
-@attr.s(frozen=True, slots=True, auto_attribs=True)
-class ObjectivePerturbationDpEvent(dp_event.DpEvent):
-    """Objective perturbation, noise ``∝ exp(-‖b‖/noise_scale)``: ε = 2/noise_scale + 2 log(1 + curvature/(n·ridge))."""
-
-    noise_scale: float
-    curvature: float
-    n: int
-    ridge: float
-
-
-@attr.s(frozen=True, slots=True, auto_attribs=True)
-class TruncatedLaplaceDpEvent(dp_event.DpEvent):
-    """``Lap(scale)`` truncated to ``[-bound, bound]`` at sensitivity Δ: (ε, δ) of Geng et al. Theorem 1."""
-
-    scale: float
-    bound: float
-    sensitivity: float
-
-
-@attr.s(frozen=True, slots=True, auto_attribs=True)
-class LibraryDpEvent(dp_event.DpEvent):
-    """A release drawn inside ``library``, which reports it ``(epsilon, delta)``-DP."""
-
-    library: str
-    epsilon: float
-    delta: float
 
 
 def check_event(event: dp_event.DpEvent) -> dp_event.DpEvent:
@@ -154,8 +135,114 @@ def rdp_epsilon(records: tuple[tuple[dp_event.DpEvent, int], ...], delta: float)
     return float(rdp_accountant().compose(composed).get_epsilon(delta))
 
 
+@functools.lru_cache(maxsize=256)
+def _majority_vote_epsilon(event: MajorityVoteDpEvent, delta: float) -> float:
+    """``m_eff(δ)·ε_v``: the smallest private m (to :data:`EFFECTIVE_BUDGET_RESOLUTION`) times ε_v."""
+    from dpreplication.accounting.privacy_verifier import effective_budget
+
+    K = len(event.gamma) - 1
+    m = effective_budget(
+        event.gamma, K, event.voter_epsilon, event.voter_delta, delta, resolution=EFFECTIVE_BUDGET_RESOLUTION
+    )
+    return m * event.voter_epsilon
+
+
+PrivacyMap = Callable[[dp_event.DpEvent, float | None], tuple[float, float]]
+"""An event's privacy map: ``(event, δ or None) → (ε, δ)``; raises :class:`NoEpsilonDelta` where it has none."""
+
+
+def _no_epsilon_delta(event: dp_event.DpEvent) -> NoEpsilonDelta:
+    return NoEpsilonDelta(
+        f"{type(event).__name__} has no (ε, δ) of its own; read it at a δ, or compose it with an RDP accountant"
+    )
+
+
+def _read_at_delta(epsilon_at: Callable[[dp_event.DpEvent, float], float]) -> PrivacyMap:
+    """Return the map of an event with a curve of guarantees: ``(epsilon_at(event, δ), δ)``, none without a δ."""
+
+    def read(event, delta):
+        if delta is None:
+            raise _no_epsilon_delta(event)
+        return epsilon_at(event, float(delta)), float(delta)
+
+    return read
+
+
+def _no_op(event, delta):
+    return 0.0, 0.0
+
+
+def _non_private(event, delta):
+    return math.inf, 0.0
+
+
+def _laplace(event, delta):
+    return (math.inf if event.noise_multiplier == 0 else 1.0 / event.noise_multiplier), 0.0
+
+
+def _report_noisy_max(event, delta):
+    return (math.inf if event.noise_scale == 0 else 2.0 * event.sensitivity / event.noise_scale), 0.0
+
+
+def _objective_perturbation(event, delta):
+    return 2.0 / event.noise_scale + 2.0 * math.log1p(event.curvature / (event.n * event.ridge)), 0.0
+
+
+def _truncated_laplace(event, delta):
+    epsilon, width = event.sensitivity / event.scale, event.bound / event.scale
+    # (e^ε - 1)/(2(e^{A/λ} - 1)) written with e^{-A/λ} so that a wide support cannot overflow
+    return epsilon, -math.expm1(-epsilon) * math.exp(epsilon - width) / (-2.0 * math.expm1(-width))
+
+
+def _library(event, delta):
+    return event.epsilon, event.delta
+
+
+def _self_composed(event, delta):
+    epsilon, spent_delta = epsilon_delta(event.event, delta)
+    return event.count * epsilon, event.count * spent_delta
+
+
+def _composed(event, delta):
+    parts = [epsilon_delta(part, delta) for part in event.events]
+    return math.fsum(e for e, _ in parts), math.fsum(d for _, d in parts)
+
+
+PRIVACY_MAPS: dict[type[dp_event.DpEvent], PrivacyMap] = {
+    dp_event.NoOpDpEvent: _no_op,
+    dp_event.NonPrivateDpEvent: _non_private,
+    dp_event.LaplaceDpEvent: _laplace,
+    ReportNoisyMaxDpEvent: _report_noisy_max,
+    ObjectivePerturbationDpEvent: _objective_perturbation,
+    TruncatedLaplaceDpEvent: _truncated_laplace,
+    LibraryDpEvent: _library,
+    dp_event.GaussianDpEvent: _read_at_delta(_gaussian_epsilon),
+    MajorityVoteDpEvent: _read_at_delta(_majority_vote_epsilon),
+    dp_event.SelfComposedDpEvent: _self_composed,
+    dp_event.ComposedDpEvent: _composed,
+}
+"""Each event class's privacy map (module docstring), the registry :func:`epsilon_delta` dispatches on.
+
+An event class without one (``PoissonSampledDpEvent``: DP-SGD, RDP only) has no (ε, δ) of its own.
+"""
+
+
+def privacy_map(event: dp_event.DpEvent) -> PrivacyMap:
+    """Return the map of ``event``'s class in :data:`PRIVACY_MAPS` (or of its nearest base class that has one).
+
+    Raises
+    ------
+    NoEpsilonDelta
+        If no class of ``event`` has a map.
+    """
+    for kind in type(event).__mro__:
+        if kind in PRIVACY_MAPS:
+            return PRIVACY_MAPS[kind]
+    raise _no_epsilon_delta(event)
+
+
 def epsilon_delta(event: dp_event.DpEvent, delta: float | None = None) -> tuple[float, float]:
-    """``(ε, δ)`` of one event by its privacy map (module docstring); ``(inf, 0)`` for a non-private one.
+    """``(ε, δ)`` of one event by its privacy map (:data:`PRIVACY_MAPS`); ``(inf, 0)`` for a non-private one.
 
     ``delta``: where an event has a curve of guarantees (Gaussian, majority vote), the δ at which it
     is read, in [0, 1); ignored by an event with an (ε, δ) of its own.
@@ -171,35 +258,7 @@ def epsilon_delta(event: dp_event.DpEvent, delta: float | None = None) -> tuple[
     check_event(event)
     if delta is not None:
         in_unit_interval("delta", delta)
-    if isinstance(event, dp_event.NoOpDpEvent):
-        return 0.0, 0.0
-    if isinstance(event, dp_event.NonPrivateDpEvent):
-        return math.inf, 0.0
-    if isinstance(event, dp_event.LaplaceDpEvent):
-        return (math.inf if event.noise_multiplier == 0 else 1.0 / event.noise_multiplier), 0.0
-    if isinstance(event, ReportNoisyMaxDpEvent):
-        return (math.inf if event.noise_scale == 0 else 2.0 * event.sensitivity / event.noise_scale), 0.0
-    if isinstance(event, ObjectivePerturbationDpEvent):
-        return 2.0 / event.noise_scale + 2.0 * math.log1p(event.curvature / (event.n * event.ridge)), 0.0
-    if isinstance(event, TruncatedLaplaceDpEvent):
-        epsilon, width = event.sensitivity / event.scale, event.bound / event.scale
-        # (e^ε - 1)/(2(e^{A/λ} - 1)) written with e^{-A/λ} so that a wide support cannot overflow
-        return epsilon, -math.expm1(-epsilon) * math.exp(epsilon - width) / (-2.0 * math.expm1(-width))
-    if isinstance(event, LibraryDpEvent):
-        return event.epsilon, event.delta
-    if isinstance(event, dp_event.GaussianDpEvent) and delta is not None:
-        return _gaussian_epsilon(event, float(delta)), float(delta)
-    if hasattr(event, "epsilon_at") and delta is not None:
-        return event.epsilon_at(float(delta)), float(delta)
-    if isinstance(event, dp_event.SelfComposedDpEvent):
-        epsilon, spent_delta = epsilon_delta(event.event, delta)
-        return event.count * epsilon, event.count * spent_delta
-    if isinstance(event, dp_event.ComposedDpEvent):
-        parts = [epsilon_delta(part, delta) for part in event.events]
-        return math.fsum(e for e, _ in parts), math.fsum(d for _, d in parts)
-    raise NoEpsilonDelta(
-        f"{type(event).__name__} has no (ε, δ) of its own; read it at a δ, or compose it with an RDP accountant"
-    )
+    return privacy_map(event)(event, delta)
 
 
 def releases(event: dp_event.DpEvent, delta: float | None = None) -> list[tuple[float, float, int]]:

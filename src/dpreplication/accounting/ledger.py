@@ -1,12 +1,14 @@
 """The privacy ledger: what each released quantity spent, recorded where its noise is drawn.
 
-Every function that draws privacy noise calls one ``record_*`` function with the parameters its
-sampler actually uses (the noise scale and the sensitivity it was given, the selection's scale,
-DP-SGD's noise multiplier, sampling rate and steps), not the ε its caller meant to spend. A job
-opens :func:`spending` around one released quantity (a curve point's model, a teacher, a query
-set); the records of everything drawn inside go to that :class:`Ledger` without an argument
-threaded through the calls (a :mod:`contextvars` variable). Outside :func:`spending` a record
-costs one lookup and is dropped.
+Every function that draws privacy noise calls one ``record_*`` function of the release recorder,
+:mod:`dpreplication.releases.recorder` (re-exported here, its documented place), with the
+parameters its sampler actually uses (the noise scale and the sensitivity it was given, the
+selection's scale, DP-SGD's noise multiplier, sampling rate and steps), not the ε its caller meant
+to spend. A job opens :func:`spending` around one released quantity (a curve point's model, a
+teacher, a query set); the records of everything drawn inside go to that :class:`Ledger` without
+an argument threaded through the calls (the recorder's :mod:`contextvars` variable). Outside
+:func:`spending` a record costs one lookup and is dropped. The recorder sits below the mechanisms
+and appends plain events; this module, above them, reads what they cost.
 
 The ledger composes its events with a dp-accounting accountant
 (:class:`~dpreplication.accounting.events.BasicCompositionAccountant` for pure and (ε, δ) events,
@@ -27,12 +29,41 @@ import math
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from dpreplication.validation import in_unit_interval, non_negative, positive, whole_number
+from dpreplication.releases.recorder import (  # the recorder's names, re-exported from their documented place
+    active_ledger as active_ledger,
+)
+from dpreplication.releases.recorder import (
+    record_dp_sgd as record_dp_sgd,
+)
+from dpreplication.releases.recorder import (
+    record_gaussian as record_gaussian,
+)
+from dpreplication.releases.recorder import (
+    record_laplace as record_laplace,
+)
+from dpreplication.releases.recorder import (
+    record_library as record_library,
+)
+from dpreplication.releases.recorder import (
+    record_non_private as record_non_private,
+)
+from dpreplication.releases.recorder import (
+    record_objective_perturbation as record_objective_perturbation,
+)
+from dpreplication.releases.recorder import (
+    record_report_noisy_max as record_report_noisy_max,
+)
+from dpreplication.releases.recorder import (
+    record_truncated_laplace as record_truncated_laplace,
+)
+from dpreplication.releases.recorder import (
+    recording,
+)
+from dpreplication.validation import in_unit_interval, non_negative, whole_number
 
 LEDGER_COLUMNS = ["spent_epsilon", "spent_delta", "draws", "mechanisms", "events"]
 """The columns of :meth:`Ledger.summary`, as a job's rows carry them."""
@@ -174,14 +205,6 @@ def _format(epsilon: float, event) -> str:
     return f"ε={epsilon:.6g}" if not math.isnan(epsilon) else type(event).__name__
 
 
-_ACTIVE: ContextVar[Ledger | None] = ContextVar("dpreplication_privacy_ledger", default=None)
-
-
-def active_ledger() -> Ledger | None:
-    """Return the ledger of the innermost :func:`spending` block, or ``None`` outside one (for a record of one's own)."""
-    return _ACTIVE.get()
-
-
 @contextmanager
 def spending(
     budget_epsilon: float | None = None,
@@ -194,7 +217,7 @@ def spending(
 
     ``budget_epsilon``: the ε the block may spend (``None``: no cap); ``release_delta`` and
     ``delta_prime`` as in :class:`Ledger`. Blocks nest: the inner ledger takes the records of its
-    block only.
+    block only (the recorder's :func:`~dpreplication.releases.recorder.recording` routes them).
 
     Examples
     --------
@@ -208,96 +231,8 @@ def spending(
     ((1.0, 0.0), 'laplace_mechanism ε=0.25 ×1; laplace_mechanism ε=0.75 ×1')
     """
     ledger = Ledger(budget_epsilon, budget_delta, release_delta, delta_prime)
-    token = _ACTIVE.set(ledger)
-    try:
+    with recording(ledger):
         yield ledger
-    finally:
-        _ACTIVE.reset(token)
-
-
-# =========================================================================== records, at the draw
-
-
-def record_laplace(mechanism: str, scale: float, sensitivity: float, count: int = 1) -> None:
-    """``count`` draws of ``Lap(scale)`` on a query of L1 sensitivity Δ (dp-accounting ``LaplaceDpEvent``, ε = Δ/scale)."""
-    if (ledger := _ACTIVE.get()) is not None:
-        from dp_accounting import dp_event
-
-        noise_multiplier = positive("scale", scale) / positive("sensitivity", sensitivity)
-        ledger.add(mechanism, dp_event.LaplaceDpEvent(noise_multiplier), count)
-
-
-def record_report_noisy_max(mechanism: str, noise: str, scale: float, sensitivity: float, count: int = 1) -> None:
-    """``count`` selections ``argmax(q + scale·N)`` over scores of sensitivity Δ (ε = 2Δ/scale)."""
-    if (ledger := _ACTIVE.get()) is not None:
-        from dpreplication.accounting.events import ReportNoisyMaxDpEvent
-
-        event = ReportNoisyMaxDpEvent(noise, positive("scale", scale), positive("sensitivity", sensitivity))
-        ledger.add(mechanism, event, count)
-
-
-def record_objective_perturbation(mechanism: str, noise_scale: float, curvature: float, n: int, ridge: float) -> None:
-    """One objective-perturbation minimiser, noise ``∝ exp(-‖b‖/θ)`` (ε = 2/θ + 2 log(1 + c/(nΛ)))."""
-    if (ledger := _ACTIVE.get()) is not None:
-        from dpreplication.accounting.events import ObjectivePerturbationDpEvent
-
-        event = ObjectivePerturbationDpEvent(
-            positive("noise_scale", noise_scale),
-            non_negative("curvature", curvature),
-            whole_number("n", n, minimum=1),
-            positive("ridge", ridge),
-        )
-        ledger.add(mechanism, event)
-
-
-def record_truncated_laplace(mechanism: str, scale: float, bound: float, sensitivity: float, count: int = 1) -> None:
-    """``count`` draws of the truncated Laplacian ``Lap(scale)`` on ``[-bound, bound]`` at sensitivity Δ."""
-    if (ledger := _ACTIVE.get()) is not None:
-        from dpreplication.accounting.events import TruncatedLaplaceDpEvent
-
-        event = TruncatedLaplaceDpEvent(
-            positive("scale", scale), positive("bound", bound), positive("sensitivity", sensitivity)
-        )
-        ledger.add(mechanism, event, count)
-
-
-def record_dp_sgd(mechanism: str, noise_multiplier: float, sampling_probability: float, steps: int) -> None:
-    """DP-SGD: ``steps`` Poisson-sampled Gaussian steps (dp-accounting events, composed by RDP)."""
-    if (ledger := _ACTIVE.get()) is not None:
-        from dp_accounting import dp_event
-
-        rate = in_unit_interval("sampling_probability", sampling_probability, include_zero=False, include_one=True)
-        noise = dp_event.GaussianDpEvent(positive("noise_multiplier", noise_multiplier))
-        ledger.add(mechanism, dp_event.PoissonSampledDpEvent(rate, noise), whole_number("steps", steps))
-
-
-def record_gaussian(mechanism: str, scale: float, sensitivity: float, count: int = 1) -> None:
-    """``count`` draws of ``N(0, scale²)`` on a query of L2 sensitivity Δ (dp-accounting ``GaussianDpEvent(scale/Δ)``)."""
-    if (ledger := _ACTIVE.get()) is not None:
-        from dp_accounting import dp_event
-
-        noise_multiplier = positive("scale", scale) / positive("sensitivity", sensitivity)
-        ledger.add(mechanism, dp_event.GaussianDpEvent(noise_multiplier), count)
-
-
-def record_library(mechanism: str, library: str, epsilon: float, delta: float = 0.0) -> None:
-    """Record a release drawn inside ``library``, as its own accountant reports it.
-
-    Made after the draw: the budget guard can then only refuse to return the release.
-    """
-    if (ledger := _ACTIVE.get()) is not None:
-        from dpreplication.accounting.events import LibraryDpEvent
-
-        event = LibraryDpEvent(library, non_negative("epsilon", epsilon), in_unit_interval("delta", delta))
-        ledger.add(mechanism, event)
-
-
-def record_non_private(mechanism: str) -> None:
-    """Record a release without privacy (dp-accounting ``NonPrivateDpEvent``: ε = ∞)."""
-    if (ledger := _ACTIVE.get()) is not None:
-        from dp_accounting import dp_event
-
-        ledger.add(mechanism, dp_event.NonPrivateDpEvent())
 
 
 # =========================================================================== per published point

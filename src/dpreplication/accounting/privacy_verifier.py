@@ -20,13 +20,10 @@ mechanisms (the setting of Theorem 4.1).
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from itertools import product
 
-import attr
 import numpy as np
-from dp_accounting import dp_event
 from scipy import stats
 
 from dpreplication.docstrings import parameter_entries, shared_parameters
@@ -278,36 +275,6 @@ def effective_budget(
         mid = 0.5 * (lo + hi)
         lo, hi = (lo, mid) if private(mid) else (mid, hi)
     return hi
-
-
-EFFECTIVE_BUDGET_RESOLUTION = 1e-13
-"""Bisection width of a majority vote's m in the ledger: far below its 1e-9 relative tolerance."""
-
-
-@attr.s(frozen=True, slots=True, auto_attribs=True)
-class MajorityVoteDpEvent(dp_event.DpEvent):
-    """DaRRM_γ over ``len(gamma) − 1`` voters, each ``(voter_epsilon, voter_delta)``-DP: ε(δ) = m_eff(δ)·ε_v.
-
-    The privacy ledger's event of a majority vote (:mod:`dpreplication.accounting.events`), read at
-    a δ by :func:`effective_budget`.
-    """
-
-    gamma: tuple[float, ...]
-    voter_epsilon: float
-    voter_delta: float
-
-    def epsilon_at(self, delta: float) -> float:
-        """``m_eff(δ)·ε_v``: the smallest private m (to :data:`EFFECTIVE_BUDGET_RESOLUTION`) times ε_v."""
-        return _majority_vote_epsilon(self, delta)
-
-
-@functools.lru_cache(maxsize=256)
-def _majority_vote_epsilon(event: MajorityVoteDpEvent, delta: float) -> float:
-    K = len(event.gamma) - 1
-    m = effective_budget(
-        event.gamma, K, event.voter_epsilon, event.voter_delta, delta, resolution=EFFECTIVE_BUDGET_RESOLUTION
-    )
-    return m * event.voter_epsilon
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize, special
 
-from dpreplication.accounting.ledger import record_laplace
 from dpreplication.docstrings import parameter_entries, shared_parameters
 from dpreplication.numerics import log1mexp
+from dpreplication.releases.recorder import record_laplace
 from dpreplication.validation import RAISES, finite_array, positive, positive_array, privacy_parameters
 
 _PARAMETERS = parameter_entries(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from dpreplication.accounting.ledger import record_gaussian
+from dpreplication.releases.recorder import record_gaussian
 from dpreplication.validation import positive
 
 VOTE_SENSITIVITY = float(np.sqrt(2.0))

@@ -36,8 +36,8 @@ from itertools import combinations
 import numpy as np
 from scipy import stats
 
-from dpreplication.accounting.ledger import active_ledger
 from dpreplication.docstrings import parameter_entries, shared_parameters
+from dpreplication.releases.recorder import active_ledger, record_majority_vote
 from dpreplication.validation import RAISES, in_unit_interval, non_negative, positive
 
 DARRM_PARAMETERS = parameter_entries(
@@ -230,23 +230,13 @@ def majority_probability_one(alpha) -> np.ndarray:
 # --------------------------------------------------------------------------- the mechanism
 
 
-def _record_majority_vote(mechanism: str, gamma, voter_epsilon: float, voter_delta: float, count: int) -> None:
-    """Record ``count`` DaRRM_γ releases in the active privacy ledger (ε = m_eff(δ)·ε_v by the exact verifier)."""
-    if (ledger := active_ledger()) is not None:
-        from dpreplication.accounting.privacy_verifier import MajorityVoteDpEvent
-
-        event = MajorityVoteDpEvent(tuple(float(g) for g in gamma), float(voter_epsilon), float(voter_delta))
-        ledger.add(mechanism, event, count)
-
-
 def sample_darrm(
     votes, gamma, rng: np.random.Generator, *, voter_epsilon: float, voter_delta: float = 0.0
 ) -> np.ndarray:
     """DaRRM_γ (Algorithm 1) applied to each row of a binary vote matrix ``(n, K)``.
 
-    Computes ``L``, keeps the true majority with probability ``γ(L)``, else outputs a fair
-    coin. Privacy: ``(mε, δ)``-DP exactly when γ passes
-    :func:`dpreplication.accounting.privacy_verifier.verify_privacy` for ``(K, m, ε, Δ, δ)``; the
+    Computes ``L``, keeps the true majority with probability ``γ(L)``, else outputs a fair coin. Privacy: ``(mε, δ)``-DP
+    exactly when γ passes :func:`dpreplication.accounting.privacy_verifier.verify_privacy` for ``(K, m, ε, Δ, δ)``; the
     ledger records it as a majority vote of ``(voter_epsilon, voter_delta)``-DP voters.
 
     Parameters
@@ -282,7 +272,7 @@ def sample_darrm(
         raise ValueError(f"gamma must have K + 1 = {K + 1} entries, got {gamma.shape}")
     counts = votes.astype(np.int64).sum(axis=1)
     majority = counts > K / 2
-    _record_majority_vote("sample_darrm", gamma, voter_epsilon, voter_delta, count=counts.size)
+    record_majority_vote("sample_darrm", gamma, voter_epsilon, voter_delta, count=counts.size)
     keep = rng.random(counts.size) < gamma[counts]
     coin = rng.random(counts.size) < 0.5
     return np.where(keep, majority, coin).astype(np.int64)
@@ -553,7 +543,7 @@ def subsample_majority(
     if not 1 <= m <= K:
         raise ValueError(f"need 1 ≤ m ≤ K, got m={m}, K={K}")
     if active_ledger() is not None:  # γ_Sub is computed only for a ledger
-        _record_majority_vote("subsample_majority", gamma_subsampling(K, m), voter_epsilon, voter_delta, count=n)
+        record_majority_vote("subsample_majority", gamma_subsampling(K, m), voter_epsilon, voter_delta, count=n)
     chosen = np.argsort(rng.random((n, K)), axis=1)[:, :m]
     ones = np.take_along_axis(votes, chosen, axis=1).sum(axis=1)
     coin = rng.random(n) < 0.5

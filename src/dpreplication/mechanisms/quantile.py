@@ -29,8 +29,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from dpreplication.accounting.ledger import record_report_noisy_max
 from dpreplication.docstrings import parameter_entries, shared_parameters
+from dpreplication.releases.recorder import record_report_noisy_max
 from dpreplication.validation import finite_array, in_unit_interval, positive
 
 _PARAMETERS = parameter_entries(

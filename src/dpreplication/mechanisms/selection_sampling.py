@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpreplication.accounting.ledger import record_report_noisy_max
 from dpreplication.docstrings import parameter_entries, shared_parameters
 from dpreplication.mechanisms.selection import (
     SELECTION_PARAMETERS,
@@ -36,6 +35,7 @@ from dpreplication.mechanisms.selection import (
     validate_scores,
 )
 from dpreplication.numerics import row_chunks
+from dpreplication.releases.recorder import record_report_noisy_max
 
 _STANDARD_NOISE: dict[str, Callable] = {
     "exponential": lambda rng, shape: rng.standard_exponential(shape),

@@ -26,8 +26,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpreplication.accounting.ledger import record_truncated_laplace
 from dpreplication.docstrings import parameter_entries, shared_parameters
+from dpreplication.releases.recorder import record_truncated_laplace
 from dpreplication.validation import (
     RAISES,
     finite_array,
