@@ -1,7 +1,7 @@
 """One PrivGene comparison repetition (Fig. 3 or 4) by this checkout's code against an older commit's.
 
 Both run the same job in the same session, alternately, each in a fresh interpreter under the
-jobs' pinned environment (:data:`dpreplication.pipeline.config.JOB_ENVIRONMENT`): every method of
+jobs' pinned environment (:data:`dpreplication.pipeline.instruction_sets.JOB_ENVIRONMENT`): every method of
 the task's series over the ε grid on the folds of one repetition (and NoPrivacy, the reference job
 of the same folds), with this checkout's configuration. Per method it records the CPU seconds
 (``time.process_time``, the fastest of the rounds) and the released models, and it states:
@@ -75,7 +75,7 @@ def run_repetition(dataset: str, task: str, repetition: int, checkout: str, outp
 
 def measure(source: Path, arguments: argparse.Namespace, scratch: Path, label: str) -> dict:
     """Run the worker on ``source``'s package in a fresh interpreter under the jobs' environment."""
-    from dpreplication.pipeline.config import apply_job_environment
+    from dpreplication.pipeline.instruction_sets import apply_job_environment
 
     environment = dict(os.environ)
     apply_job_environment(environment)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from dpreplication.pipeline.cluster_resources import planned_jobs
+from dpreplication.pipeline.paper_plan import planned_jobs
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = Path(os.environ.get("DPREPLICATION_BENCHMARK_RUN", ROOT))

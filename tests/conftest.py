@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dpreplication.pipeline.config import apply_job_environment
+from dpreplication.pipeline.instruction_sets import apply_job_environment
 
 apply_job_environment(os.environ)
 

@@ -13,27 +13,26 @@ import pandas as pd
 import pytest
 import yaml
 
-from dpreplication.pipeline.cluster_resources import (
-    MAX_JOB_CPU_MINUTES,
-    PAPER_SAMPLE_SIZES,
-    PAPER_UNMEASURED,
-    benchmark_globs,
-    benchmark_records,
+from dpreplication.pipeline.cluster_resources import local_rules, main, rule_resources
+from dpreplication.pipeline.config import profile_config
+from dpreplication.pipeline.cost_page import (
     costs_markdown,
-    load_workflow,
-    local_rules,
-    main,
-    over_bound,
-    paper_scales,
-    planned_batches,
     project_largest_jobs,
     read_costs,
     rule_costs,
-    rule_resources,
     run_against_projection,
     same_jobs_projection,
 )
-from dpreplication.pipeline.config import profile_config
+from dpreplication.pipeline.measurements import benchmark_globs, benchmark_records
+from dpreplication.pipeline.paper_plan import (
+    MAX_JOB_CPU_MINUTES,
+    PAPER_SAMPLE_SIZES,
+    PAPER_UNMEASURED,
+    over_bound,
+    paper_scales,
+    planned_batches,
+)
+from dpreplication.pipeline.snakefile import load_workflow
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = load_workflow(ROOT / "Snakefile")

@@ -10,16 +10,8 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from dpreplication.pipeline.config import (
-    BASE_CONFIG,
-    PROFILES,
-    ConfigurationError,
-    load_yaml,
-    merge_config,
-    profile_config,
-    value_problems,
-    with_defaults,
-)
+from dpreplication.pipeline.config import BASE_CONFIG, PROFILES, load_yaml, merge_config, profile_config, with_defaults
+from dpreplication.pipeline.config_validation import ConfigurationError, value_problems
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--directory", str(REPO), "--snakefile", str(REPO / "Snakefile")]

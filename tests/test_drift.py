@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from dpreplication.pipeline import drift, figure_diff
-from dpreplication.pipeline.config import JOB_ENVIRONMENT
+from dpreplication.pipeline.instruction_sets import JOB_ENVIRONMENT
 from dpreplication.plotting import new_figure, save_png
 from dpreplication.scorecard import STATUSES, read_scorecard
 

@@ -24,20 +24,18 @@ import yaml
 
 from dpreplication.data import DATASETS, DataIntegrityError, fetch, idx, loaders, tabular
 from dpreplication.data.fetch import MIRROR_ENV
+from dpreplication.pipeline.command_line import override_problems, profile_selection_problem, requested_profiles
 from dpreplication.pipeline.config import (
     BASE_CONFIG,
     PROFILES,
-    cross_field_problems,
-    library_versions,
     load_yaml,
     merge_config,
-    override_problems,
     profile_config,
-    profile_selection_problem,
-    requested_profiles,
     variant_name,
     with_defaults,
 )
+from dpreplication.pipeline.config_validation import cross_field_problems
+from dpreplication.pipeline.environment import library_versions
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from dpreplication.pipeline import drift
-from dpreplication.pipeline.config import (
+from dpreplication.pipeline.instruction_sets import (
     INSTRUCTION_SETS,
     JOB_ENVIRONMENT,
     THREADS,

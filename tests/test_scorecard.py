@@ -22,7 +22,8 @@ from dpreplication.scorecard import (
     summary_page,
     sync_readme,
 )
-from dpreplication.scorecard.claims import expand_cases, lookup
+from dpreplication.scorecard.claims import expand_cases
+from dpreplication.scorecard.evaluation import lookup
 
 REPO = Path(__file__).resolve().parents[1]
 TABLES = {"t": pd.DataFrame({"vector": ["Q5", "Q5"], "epsilon": [1.0, 2.0], "value": [0.5, 0.25]})}

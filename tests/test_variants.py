@@ -99,7 +99,7 @@ def test_inconsistent_configuration_stops_before_any_job_naming_the_key(override
 
 
 def test_the_workflow_refuses_a_package_from_elsewhere(tmp_path):
-    from dpreplication.pipeline.config import check_package_location
+    from dpreplication.pipeline.environment import check_package_location
 
     assert check_package_location(REPO / "src" / "dpreplication" / "__init__.py", REPO) == ""
     message = check_package_location(tmp_path / "dpreplication" / "__init__.py", REPO)

@@ -38,7 +38,8 @@ from dpreplication.accounting.privacy_verifier import (
     verify_privacy,
 )
 from dpreplication.mechanisms import gamma_subsampling
-from dpreplication.scorecard.claims import Claim, evaluate_claims
+from dpreplication.scorecard.claims import Claim
+from dpreplication.scorecard.evaluation import evaluate_claims
 
 # --------------------------------------------------------------------------- the ledger's records
 

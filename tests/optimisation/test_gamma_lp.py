@@ -17,6 +17,7 @@ from dpreplication.accounting import privacy_verifier as V
 from dpreplication.mechanisms import majority as M
 from dpreplication.mechanisms import majority_utility as MU
 from dpreplication.optimisation import gamma_lp as LP
+from dpreplication.optimisation import gamma_lp_constraints as LPC
 
 # --------------------------------------------------------------------------- §6.5 the LP
 
@@ -38,7 +39,7 @@ def test_lp_solvers_agree(solver):
 
 
 def test_repair_by_scaling_restores_feasibility():
-    constraints = LP.darrm_constraint_matrix(11, 3, 0.1)
+    constraints = LPC.darrm_constraint_matrix(11, 3, 0.1)
     x = LP.optimise_gamma_cached(11, 3, 0.1).upper_half * (1 + 1e-6)
     repaired, before, scale, after = LP.repair_by_scaling(x, constraints.A, constraints.b)
     assert before > 0 and scale < 1 and after <= 0
@@ -152,7 +153,7 @@ def test_cutting_planes_that_do_not_converge_are_an_error():
 
 
 def test_row_blocks_take_rows_across_blocks():
-    blocks = LP.RowBlocks([np.arange(6.0).reshape(3, 2), np.arange(6.0, 10.0).reshape(2, 2)])
+    blocks = LPC.RowBlocks([np.arange(6.0).reshape(3, 2), np.arange(6.0, 10.0).reshape(2, 2)])
     assert blocks.shape == (5, 2)
     np.testing.assert_array_equal(blocks @ np.ones(2), [1, 5, 9, 13, 17])
     np.testing.assert_array_equal(blocks.take(np.array([1, 3, 4])), [[2, 3], [6, 7], [8, 9]])

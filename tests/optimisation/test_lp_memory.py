@@ -18,6 +18,7 @@ import pytest
 
 from dpreplication.mechanisms import feasible_region as FR
 from dpreplication.optimisation import gamma_lp as LP
+from dpreplication.optimisation import gamma_lp_constraints as LPC
 from dpreplication.optimisation import lp_memory as LM
 
 PREDICTION_FACTOR = 1.25
@@ -112,7 +113,7 @@ def test_every_builder_refuses_above_max_memory_gb_and_names_a_k_that_fits():
     calls = [
         (LP.optimise_gamma_by_cutting_planes, "cutting_planes"),
         (LP.optimise_gamma, "constraint_matrix"),  # its build is checked first
-        (LP.darrm_constraint_matrix, "constraint_matrix"),
+        (LPC.darrm_constraint_matrix, "constraint_matrix"),
     ]
     for call, method in calls:
         with pytest.raises(LP.LPTooLargeError, match=r"above the limit of 0.1 GB") as error:

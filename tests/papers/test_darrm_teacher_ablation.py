@@ -15,7 +15,9 @@ from dpreplication.data import DATASETS
 from dpreplication.data.catalog import DataFile, Dataset
 from dpreplication.data.fetch import content_sha256
 from dpreplication.pipeline.config import profile_config
+from dpreplication.replications.darrm import prediction
 from dpreplication.replications.darrm import teacher_ablation as ablation
+from dpreplication.replications.darrm import teacher_ablation_choice as choice
 from dpreplication.replications.darrm import teachers as darrm_teachers
 
 REPO = Path(__file__).resolve().parents[2]
@@ -123,19 +125,19 @@ def test_best_is_the_most_accurate_on_validation_within_the_stated_budget():
             "accuracy_mean": [0.6, 0.7, 0.9, 0.7, 0.99],  # the query part never chooses
         }
     )
-    assert ablation.mark_best(table).best.tolist() == [False, True, False, False, False]
+    assert choice.mark_best(table).best.tolist() == [False, True, False, False, False]
     with pytest.raises(ValueError, match="within the stated budget"):
-        ablation.mark_best(table.assign(within_stated_budget=False))
+        choice.mark_best(table.assign(within_stated_budget=False))
 
 
 def test_validation_and_query_parts_are_disjoint_seeded_and_fixed():
-    mask = ablation.validation_mask(1866, 0.5, seed=7, dataset="mnist")
-    assert mask.sum() == 933 and np.array_equal(mask, ablation.validation_mask(1866, 0.5, seed=7, dataset="mnist"))
-    assert not np.array_equal(mask, ablation.validation_mask(1866, 0.5, seed=8, dataset="mnist"))
+    mask = choice.validation_mask(1866, 0.5, seed=7, dataset="mnist")
+    assert mask.sum() == 933 and np.array_equal(mask, choice.validation_mask(1866, 0.5, seed=7, dataset="mnist"))
+    assert not np.array_equal(mask, choice.validation_mask(1866, 0.5, seed=8, dataset="mnist"))
     assert 400 < mask[:933].sum() < 533  # a uniform draw, not the first half of the pool
     for share in (0.0, 1.0):
         with pytest.raises(ValueError, match="validation share"):
-            ablation.validation_mask(10, share, seed=7, dataset="mnist")
+            choice.validation_mask(10, share, seed=7, dataset="mnist")
 
 
 def test_a_configuration_job_depends_on_its_configuration_only():
@@ -232,7 +234,7 @@ def test_ablation_table_bookkeeping(monkeypatch, n):
     settings = synthetic_settings(n)
     trained = trained_configurations(settings, truth, pipeline, {"good": 0.9, "iclr": 1.0}, monkeypatch)
     assert trained["good"][0]["votes"].shape == (2, n, 200) and len(trained["good"][1]) == 2 * n
-    table = ablation.ablation_table(trained, settings, {"private": pipeline, "nonprivate": nonprivate}, seed=1)
+    table = choice.ablation_table(trained, settings, {"private": pipeline, "nonprivate": nonprivate}, seed=1)
     rows = table.set_index("config")
     assert rows.loc["stated", "collapsed_teachers"] == 2 * n and rows.loc["stated", "votes_as_pipeline"] == 1.0
     assert rows.loc["good", "collapsed_teachers"] == 0 and np.isnan(rows.loc["good", "votes_as_pipeline"])
@@ -241,7 +243,7 @@ def test_ablation_table_bookkeeping(monkeypatch, n):
     assert (
         rows.loc["good", "validation_accuracy_seed_sd"] > 0 and rows.loc["stated", "validation_accuracy_seed_sd"] == 0
     )
-    mask = ablation.validation_mask(200, 0.5, seed=1, dataset="toy")
+    mask = choice.validation_mask(200, 0.5, seed=1, dataset="toy")
     good = trained["good"][0]["votes"]
     assert rows.loc["good", "validation_accuracy_mean"] == pytest.approx(np.mean(good[..., mask] == truth[mask]))
     assert rows.loc["good", "accuracy_mean"] == pytest.approx(np.mean(good[..., ~mask] == truth[~mask]))
@@ -266,11 +268,11 @@ def test_the_choice_never_sees_the_query_part(monkeypatch):
     pipeline = {"votes": np.tile(truth, (5, 1)), "labels": truth, "test_index": np.arange(200)}
     settings = synthetic_settings(2, seeds=1)
     trained = trained_configurations(settings, truth, pipeline, {"good": 0.9, "iclr": 1.0}, monkeypatch)
-    mask = ablation.validation_mask(200, 0.5, seed=1, dataset="toy")
+    mask = choice.validation_mask(200, 0.5, seed=1, dataset="toy")
     stated, rows = trained["stated"]
     cheat = np.where(mask, np.where(truth == 5, 8, 5), truth)
     trained["stated"] = ({**stated, "votes": np.tile(cheat, (1, 2, 1))}, rows)
-    table = ablation.ablation_table(trained, settings, {"private": pipeline, "nonprivate": pipeline}, seed=1)
+    table = choice.ablation_table(trained, settings, {"private": pipeline, "nonprivate": pipeline}, seed=1)
     rows = table.set_index("config")
     assert rows.loc["stated", "accuracy_mean"] == 1.0 and rows.loc["stated", "validation_accuracy_mean"] == 0.0
     assert not rows.loc["stated", "best"] and rows.loc["good", "best"]
@@ -300,24 +302,24 @@ def test_seed_mean_table_intervals_are_over_seeds():
         pd.DataFrame(
             {
                 "dataset": ["toy"],
-                **{f"{b}_minus_{w}": [g] for b, w in ablation.prediction.GAPS},
-                **{f"{b}_minus_{w}_{e}": [0.0] for b, w in ablation.prediction.GAPS for e in ("ci_low", "ci_high")},
+                **{f"{b}_minus_{w}": [g] for b, w in prediction.GAPS},
+                **{f"{b}_minus_{w}_{e}": [0.0] for b, w in prediction.GAPS for e in ("ci_low", "ci_high")},
                 "draws": [10],
             }
         )
         for g in (0.1, 0.2, 0.3)
     ]
-    table = ablation.seed_mean_table(tables)
+    table = choice.seed_mean_table(tables)
     half = 4.302652729911275 * 0.1 / np.sqrt(3)
     assert table.opt_minus_gnmax.item() == pytest.approx(0.2) and table.runs.item() == 3
     assert table.opt_minus_gnmax_ci_low.item() == pytest.approx(0.2 - half)
     assert table.opt_minus_gnmax_ci_high.item() == pytest.approx(0.2 + half)
-    assert np.isnan(ablation.seed_mean_table(tables[:1]).opt_minus_gnmax_ci_low.item())
+    assert np.isnan(choice.seed_mean_table(tables[:1]).opt_minus_gnmax_ci_low.item())
 
 
 def test_unavailable_dataset_gives_rows_that_say_why():
     settings = synthetic_settings(2)
-    table = ablation.ablation_table(None, settings, None, seed=1, status="needs download: toy")
+    table = choice.ablation_table(None, settings, None, seed=1, status="needs download: toy")
     assert table.config.tolist() == ["stated", "good", "iclr"] and (table.data_status == "needs download: toy").all()
     assert not table.best.any()
     assert ablation.ablation_ledger(None).empty  # nothing was trained, nothing spent
@@ -389,11 +391,11 @@ def test_the_best_configurations_table_is_computed_on_the_query_part_over_its_se
     }
     table = pd.DataFrame({"config": ["stated", "good"], "best": [False, True]})
     nonprivate = {**arrays, "votes": np.tile(truth, (5, 1))}
-    accuracy, trained, releases = ablation.best_configuration_accuracy(
+    accuracy, trained, releases = choice.best_configuration_accuracy(
         {}, settings, table, {**arrays, "votes": votes}, {"nonprivate": nonprivate}, {"toy": {}}, seed=1
     )
     row = accuracy.iloc[0]
-    mask = ablation.validation_mask(200, 0.5, seed=1, dataset="toy")
+    mask = choice.validation_mask(200, 0.5, seed=1, dataset="toy")
     assert trained == [] and row.config == "good" and row.pool == 100 and row.runs == 2
     assert row.teachers_accuracy_mean == pytest.approx(np.mean(votes[..., ~mask] == truth[~mask]))
     assert row.opt_minus_gnmax_ci_low < row.opt_minus_gnmax < row.opt_minus_gnmax_ci_high

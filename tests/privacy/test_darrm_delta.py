@@ -18,7 +18,7 @@ from scipy import optimize, spatial
 
 from dpreplication.accounting import privacy_verifier
 from dpreplication.mechanisms import feasible_region, majority
-from dpreplication.optimisation import gamma_lp
+from dpreplication.optimisation import gamma_lp, gamma_lp_constraints
 from dpreplication.replications.darrm import analytic
 
 K, M, EPSILON = 11, 3, 0.1
@@ -295,8 +295,10 @@ def test_lp_grid_negative_control(grid_pmfs, region, monkeypatch, wrong):
     """An LP on a region at Δ/2 (too few constraints: overspends), at 2Δ (too many: δ left
     unspent) or with the budget e^{mε} − 1 + 4δ fails the grid check."""
     if wrong == "budget with 2 delta":
-        original = gamma_lp.privacy_budget
-        monkeypatch.setattr(gamma_lp, "privacy_budget", lambda m, epsilon, delta: original(m, epsilon, 2 * delta))
+        original = gamma_lp_constraints.privacy_budget
+        monkeypatch.setattr(
+            gamma_lp_constraints, "privacy_budget", lambda m, epsilon, delta: original(m, epsilon, 2 * delta)
+        )
     else:
         factor = 0.5 if wrong == "region at Delta/2" else 2.0
         region(lambda original, epsilon, Delta: original(epsilon, factor * Delta))
@@ -323,7 +325,7 @@ def test_lp_gamma_sits_on_the_exact_verifiers_boundary():
     assert_lp_gamma_on_the_verifier_boundary(0.02)
 
 
-@pytest.mark.parametrize("module", [gamma_lp, privacy_verifier], ids=["LP", "verifier"])
+@pytest.mark.parametrize("module", [gamma_lp_constraints, privacy_verifier], ids=["LP", "verifier"])
 def test_lp_boundary_negative_control(monkeypatch, module):
     """The LP solved with 2δ in its budget is off the true boundary; a verifier judging with 2δ
     calls γ_opt(1 + 1e-6) private."""

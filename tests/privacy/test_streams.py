@@ -415,10 +415,10 @@ def teacher_replicate_site(patch):
 
 def validation_site(patch):
     """The ablation's validation part of the test pool: one stream per (seed, dataset)."""
-    from dpreplication.replications.darrm import teacher_ablation
+    from dpreplication.replications.darrm import teacher_ablation_choice
 
     return Site(
-        with_defaults(teacher_ablation.validation_mask, size=40, share=0.5, seed=1, dataset="mnist"),
+        with_defaults(teacher_ablation_choice.validation_mask, size=40, share=0.5, seed=1, dataset="mnist"),
         ("paper", "tag", "dataset"),
         tagged("darrm", "validation"),
         1,
@@ -778,7 +778,7 @@ def test_every_call_site_is_covered():
         "replications/privgene/datasets",
         "replications/darrm/prediction",
         "replications/darrm/teachers",
-        "replications/darrm/teacher_ablation",
+        "replications/darrm/teacher_ablation_choice",
         "replications/darrm/analytic",
         "replications/darrm/lemmas",
         "replications/darrm/verified",

@@ -9,27 +9,26 @@ from snakemake.logging import logger
 from snakemake.utils import min_version
 
 import dpreplication
-from dpreplication.pipeline.environment import installed_mismatches, read_lock
+from dpreplication.pipeline.environment import (
+    check_package_location,
+    installed_mismatches,
+    library_versions,
+    read_lock,
+)
 from dpreplication.pipeline.code_graph import import_closure
 from dpreplication.pipeline.jobs import LOGS_ROOT, RECORDS_ROOT, batch_labels
+from dpreplication.pipeline.command_line import override_problems, profile_selection_problem
 from dpreplication.pipeline.config import (
     SCHEMA,
-    apply_job_environment,
-    check_package_location,
-    cpu_flags,
-    cross_field_problems,
-    instruction_set_problem,
-    library_versions,
     load_yaml,
     merge_config,
-    override_problems,
     profile_config,
-    profile_selection_problem,
     typed_overrides,
-    value_problems,
     variant_name,
     with_defaults,
 )
+from dpreplication.pipeline.config_validation import cross_field_problems, value_problems
+from dpreplication.pipeline.instruction_sets import apply_job_environment, cpu_flags, instruction_set_problem
 
 min_version("9.0")
 

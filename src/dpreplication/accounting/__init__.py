@@ -26,5 +26,8 @@ _EXPORTS = {
     "PrivacyBudgetExceeded": "ledger",
     "ledger_table": "ledger",
     "BasicCompositionAccountant": "events",
+    "PRIVACY_MAPS": "events",
+    "privacy_map": "events",
+    "epsilon_delta": "events",
 }
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

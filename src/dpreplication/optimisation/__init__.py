@@ -7,9 +7,11 @@ truncated-Laplacian paper (a binned linear program).
 from dpreplication.exports import lazy_exports
 
 _EXPORTS = {
-    "GammaLPResult": "gamma_lp",
+    "GammaLPResult": "gamma_lp_result",
     "optimise_gamma": "gamma_lp",
     "optimise_gamma_by_cutting_planes": "gamma_lp",
+    "ConstraintMatrix": "gamma_lp_constraints",
+    "darrm_constraint_matrix": "gamma_lp_constraints",
     "NoiseLPResult": "noise_lp",
     "optimal_noise_lower_bound": "noise_lp",
 }

@@ -18,259 +18,34 @@ Memory: the rows number ``C(K+7, 7)`` at Δ > 0 (2.8e10 at K = 101), so each bui
 estimates its peak (:mod:`~dpreplication.optimisation.lp_memory`) and refuses a request above
 ``max_memory_gb`` with :class:`LPTooLargeError` before allocating; the full LP checks its solve
 again once the matrix's size is known.
+
+The rows and their presolve are built by :mod:`~dpreplication.optimisation.gamma_lp_constraints`;
+every solve returns a :class:`~dpreplication.optimisation.gamma_lp_result.GammaLPResult`.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 from scipy import optimize, sparse
 
-from dpreplication.docstrings import parameter_entries, shared_parameters
-from dpreplication.mechanisms.feasible_region import (
-    folded_constraint_rows,
-    privacy_budget,
-    vertex_multisets,
-)
-from dpreplication.mechanisms.majority import DARRM_RESULT_FIELDS, symmetric_gamma, validate_ensemble_size
+from dpreplication.docstrings import shared_parameters
+from dpreplication.mechanisms.feasible_region import privacy_budget, vertex_multisets
+from dpreplication.mechanisms.majority import validate_ensemble_size
 from dpreplication.mechanisms.majority_utility import objective_coefficients
-from dpreplication.optimisation.lp_memory import CHUNK_CELLS, check_lp_memory
+from dpreplication.optimisation.gamma_lp_constraints import LP_PARAMETERS, darrm_constraint_matrix, presolved_rows
+from dpreplication.optimisation.gamma_lp_result import GammaLPResult, problem_fields
 from dpreplication.optimisation.lp_memory import LPTooLargeError as LPTooLargeError  # re-exported
+from dpreplication.optimisation.lp_memory import check_lp_memory
 from dpreplication.validation import in_unit_interval, one_of, positive
 
 log = logging.getLogger(__name__)
 
 SOLVERS = ("highs", "highs-ds", "highs-ipm", "cvxpy-highs", "cvxpy-clarabel")
 """``highs*``: ``scipy.optimize.linprog`` methods; ``cvxpy-*``: cvxpy with that solver."""
-
-
-_LP_PARAMETERS = parameter_entries(
-    """
-    K : int, positive and odd
-        Number of ``(ε, Δ)``-DP mechanisms.
-    m : float, 1 ≤ m ≤ K
-        Target budget multiplier: the target is ``(mε, δ)``.
-    epsilon : float, ε > 0 and finite
-        ε of each mechanism.
-    Delta : float, 0 ≤ Δ < 1
-        δ of each mechanism (the spec's Δ).
-    delta : float, 0 ≤ δ < 1
-        δ of the target.
-    solver : str
-        One of :data:`SOLVERS`.
-    max_memory_gb : float, optional
-        Refuse (:class:`LPTooLargeError`, before building) if the estimated peak memory
-        (:func:`~dpreplication.optimisation.lp_memory.estimate_lp_memory`) exceeds this many GB;
-        default: the machine's memory, or the address space ``RLIMIT_AS`` leaves if less;
-        ``math.inf``: never refuse.
-    """
-)
-
-
-@dataclass(frozen=True)
-class ConstraintMatrix:
-    """Sparse ``A x ≤ b`` on ``x = γ_upper`` and the presolve counts.
-
-    Parameters
-    ----------
-    A : scipy.sparse.csr_matrix, shape (rows, (K + 1)/2)
-        The folded privacy rows ``R_t`` that survive the presolve.
-    b : float, > 0
-        The budget ``e^{mε} − 1 + 2δ`` (the same for every row).
-    n_vertex_multisets : int
-        Number of vertex multisets of F^K (rows before the presolve).
-    n_redundant_rows : int
-        Rows dropped because they hold for every ``x ∈ [0, 1]``.
-    n_duplicate_rows : int
-        Duplicate rows removed.
-    build_seconds : float
-        Wall time of the construction.
-    """
-
-    A: sparse.csr_matrix
-    b: float
-    n_vertex_multisets: int
-    n_redundant_rows: int
-    n_duplicate_rows: int
-    build_seconds: float
-
-
-@shared_parameters(_LP_PARAMETERS)
-def darrm_constraint_matrix(
-    K: int,
-    m: float,
-    epsilon: float,
-    Delta: float = 0.0,
-    delta: float = 0.0,
-    drop_redundant: bool = True,
-    deduplicate: bool = True,
-    redundancy_margin: float = 1e-12,
-    max_memory_gb: float | None = None,
-) -> ConstraintMatrix:
-    """Folded privacy rows ``R_t`` over all vertex multisets of F^K (count-based, vectorised).
-
-    Parameters
-    ----------
-    {K, m, epsilon, Delta, delta}
-    drop_redundant : bool
-        Drop rows that hold for every ``x ∈ [0, 1]`` (exact presolve; module docstring).
-    deduplicate : bool
-        Remove duplicate rows.
-    redundancy_margin : float, in [0, 1)
-        A row is dropped only if its positive part is ≤ ``b(1 − margin)``.
-    {max_memory_gb}
-
-    Returns
-    -------
-    ConstraintMatrix
-        ``A``, ``b`` and the presolve counts.
-
-    Raises
-    ------
-    ValueError
-        If a parameter is out of its range.
-    LPTooLargeError
-        If the estimated memory exceeds ``max_memory_gb``.
-    """
-    K = validate_ensemble_size(K)
-    epsilon = positive("epsilon", epsilon)
-    Delta = in_unit_interval("Delta", Delta)
-    delta = in_unit_interval("delta", delta)
-    if not 1 <= float(m) <= K:
-        raise ValueError(f"m must lie in [1, K] = [1, {K}], got {m!r}")
-    check_lp_memory(K, Delta, "constraint_matrix", max_memory_gb)
-    start = time.perf_counter()
-    family = vertex_multisets(K, epsilon, Delta)
-    b = privacy_budget(m, epsilon, delta)
-    blocks, n_redundant = _presolved_rows(family, m, epsilon, b, drop_redundant, redundancy_margin)
-    rows = np.concatenate(blocks.blocks)
-    n_duplicates = 0
-    if deduplicate and rows.shape[0]:
-        unique = np.unique(rows, axis=0)
-        n_duplicates = rows.shape[0] - unique.shape[0]
-        rows = unique
-    A = sparse.csr_matrix(rows)
-    A.eliminate_zeros()
-    return ConstraintMatrix(A, b, family.n_rows, n_redundant, n_duplicates, time.perf_counter() - start)
-
-
-class RowBlocks:
-    """Constraint rows held in the blocks they were computed in: no concatenated copy.
-
-    Supports what the cutting planes and the repair need: ``shape``, ``rows @ x`` and :meth:`take`.
-    """
-
-    def __init__(self, blocks: list[np.ndarray]):
-        self.blocks = blocks
-        self.starts = np.cumsum([0] + [len(block) for block in blocks])
-        self.shape = (int(self.starts[-1]), blocks[0].shape[1] if blocks else 0)
-
-    def __matmul__(self, x: np.ndarray) -> np.ndarray:
-        """Return every row times ``x``, in order."""
-        return np.concatenate([block @ x for block in self.blocks])
-
-    def take(self, index: np.ndarray) -> np.ndarray:
-        """Return the rows at the sorted global ``index``, dense."""
-        if len(index) == 0:
-            return np.empty((0, self.shape[1]))
-        block = np.searchsorted(self.starts, index, side="right") - 1
-        return np.stack([self.blocks[k][i - self.starts[k]] for k, i in zip(block, index)])
-
-
-def _presolved_rows(family, m, epsilon, b, drop_redundant=True, redundancy_margin=1e-12) -> tuple[RowBlocks, int]:
-    """Fold the rows of every vertex multiset of ``family``; count those the presolve dropped.
-
-    A row is dropped when its positive part is ≤ ``b(1 − margin)``: it holds for every x ∈ [0, 1].
-    """
-    kept, n_redundant = [], 0
-    for _, alpha, alpha_prime in family.chunks(CHUNK_CELLS):
-        rows = folded_constraint_rows(alpha, alpha_prime, m, epsilon)
-        if drop_redundant:
-            binding = np.clip(rows, 0.0, None).sum(axis=1) > b * (1.0 - redundancy_margin)
-            n_redundant += int((~binding).sum())
-            rows = rows[binding]
-        kept.append(rows)
-    return RowBlocks(kept), n_redundant
-
-
-@dataclass(frozen=True)
-@shared_parameters(DARRM_RESULT_FIELDS)
-class GammaLPResult:
-    """γ_opt and the bookkeeping of its LP.
-
-    Parameters
-    ----------
-    gamma : numpy.ndarray, shape (K + 1,), entries in [0, 1]
-        γ_opt(0..K), symmetric, repaired by scaling.
-    objective : float
-        ``c · x`` at the returned (repaired) ``x``.
-    {K, m, epsilon, Delta}
-    delta : float
-        δ of the target.
-    mean_probability : float
-        q̄ of the objective.
-    solver : str
-        The solver of :data:`SOLVERS` used.
-    status : str
-        The solver's status message.
-    n_vertex_multisets : int
-        Number of vertex multisets of F^K.
-    n_rows : int
-        Constraint rows after the presolve.
-    n_cols : int
-        Variables, ``(K + 1)/2``.
-    nnz : int
-        Non-zeros of the constraint matrix.
-    n_redundant_rows : int
-        Rows dropped by the presolve as always satisfied.
-    n_duplicate_rows : int
-        Duplicate rows removed.
-    build_seconds : float
-        Wall time of the constraint construction.
-    solve_seconds : float
-        Wall time of the solve(s).
-    max_violation_before_repair : float
-        ``max(A x) − b`` of the solver's ``x`` (clipped to ``[0, 1]``).
-    scale_factor : float, in (0, 1]
-        The repair factor applied to ``x``.
-    max_violation_after_repair : float
-        ``max(A x) − b`` after the repair (≤ 0 means feasible in floating point).
-    """
-
-    gamma: np.ndarray
-    objective: float
-    K: int
-    m: float
-    epsilon: float
-    Delta: float
-    delta: float
-    mean_probability: float
-    solver: str
-    status: str
-    n_vertex_multisets: int
-    n_rows: int
-    n_cols: int
-    nnz: int
-    n_redundant_rows: int
-    n_duplicate_rows: int
-    build_seconds: float
-    solve_seconds: float
-    max_violation_before_repair: float
-    scale_factor: float
-    max_violation_after_repair: float
-
-    @property
-    def upper_half(self) -> np.ndarray:
-        """``γ((K+1)/2..K)``."""
-        return self.gamma[(self.K + 1) // 2 :]
-
-    def summary(self) -> dict:
-        """Scalars of the result (no γ), e.g. for a table row."""
-        return {k: v for k, v in self.__dict__.items() if k != "gamma"}
 
 
 def _solve_lp(c, A, b, solver: str, extra_row=None, options: dict | None = None):
@@ -360,23 +135,7 @@ def _repair_or_refuse(x, rows, b, where: str) -> tuple[np.ndarray, float, float,
     return x, violation_before, scale, violation_after
 
 
-def _problem_fields(x, c, K, m, epsilon, Delta, delta, mean_probability, solver, status) -> dict:
-    """Return the :class:`GammaLPResult` fields that state the problem and its repaired solution ``x``."""
-    return {
-        "gamma": symmetric_gamma(x),
-        "objective": float(c @ x),
-        "K": K,
-        "m": float(m),
-        "epsilon": float(epsilon),
-        "Delta": float(Delta),
-        "delta": float(delta),
-        "mean_probability": float(mean_probability),
-        "solver": solver,
-        "status": status,
-    }
-
-
-@shared_parameters(_LP_PARAMETERS)
+@shared_parameters(LP_PARAMETERS)
 def optimise_gamma(
     K: int,
     m: float,
@@ -467,7 +226,7 @@ def optimise_gamma(
     where = f"DaRRM LP K={K} m={m} eps={epsilon} Delta={Delta} delta={delta}"
     x, violation_before, scale, violation_after = _repair_or_refuse(x, A, b, where)
     result = GammaLPResult(
-        **_problem_fields(x, c, K, m, epsilon, Delta, delta, mean_probability, solver, status),
+        **problem_fields(x, c, K, m, epsilon, Delta, delta, mean_probability, solver, status),
         n_vertex_multisets=constraints.n_vertex_multisets,
         n_rows=A.shape[0],
         n_cols=A.shape[1] if A.shape[0] else c.size,
@@ -514,7 +273,7 @@ FEASIBILITY_TOLERANCE = 1e-7
 feasibility tolerance, so the cutting planes stop where a full solve would leave its own round-off."""
 
 
-@shared_parameters(_LP_PARAMETERS)
+@shared_parameters(LP_PARAMETERS)
 def optimise_gamma_by_cutting_planes(
     K: int,
     m: float,
@@ -580,7 +339,7 @@ def optimise_gamma_by_cutting_planes(
     start = time.perf_counter()
     family = vertex_multisets(K, epsilon, Delta)
     b = privacy_budget(m, epsilon, delta)
-    rows, n_redundant = _presolved_rows(family, m, epsilon, b)
+    rows, n_redundant = presolved_rows(family, m, epsilon, b)
     build_seconds = time.perf_counter() - start
     start = time.perf_counter()
     active = np.sort(np.argsort(rows @ np.ones(c.size))[-rows_per_round:])
@@ -598,7 +357,7 @@ def optimise_gamma_by_cutting_planes(
     where = f"DaRRM LP K={K} m={m} eps={epsilon} Delta={Delta} delta={delta} (cutting planes)"
     x, violation_before, scale, violation_after = _repair_or_refuse(x, rows, b, where)
     return GammaLPResult(
-        **_problem_fields(x, c, K, m, epsilon, Delta, delta, mean_probability, solver, status),
+        **problem_fields(x, c, K, m, epsilon, Delta, delta, mean_probability, solver, status),
         n_vertex_multisets=family.n_rows,
         n_rows=int(active.size),
         n_cols=c.size,
@@ -614,7 +373,7 @@ def optimise_gamma_by_cutting_planes(
 
 
 @lru_cache(maxsize=64)
-@shared_parameters(_LP_PARAMETERS)
+@shared_parameters(LP_PARAMETERS)
 def optimise_gamma_cached(
     K: int,
     m: float,

@@ -47,7 +47,7 @@ K = 51, 101, 201 (Δ = 0) and K = 21 (Δ = 1e-5), m ∈ {1, 3, 10}: within 0.94�
 
 METHODS = ("cutting_planes", "constraint_matrix", "full")
 """What is estimated: :func:`~dpreplication.optimisation.gamma_lp.optimise_gamma_by_cutting_planes`,
-:func:`~dpreplication.optimisation.gamma_lp.darrm_constraint_matrix`, and
+:func:`~dpreplication.optimisation.gamma_lp_constraints.darrm_constraint_matrix`, and
 :func:`~dpreplication.optimisation.gamma_lp.optimise_gamma` (that matrix and its solve)."""
 
 

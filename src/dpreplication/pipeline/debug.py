@@ -21,7 +21,7 @@ import runpy
 import sys
 from pathlib import Path
 
-from dpreplication.pipeline.config import apply_job_environment
+from dpreplication.pipeline.instruction_sets import apply_job_environment
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -4,6 +4,9 @@
 versions of ``pip freeze``, resolved again by ``uv pip compile --generate-hashes`` so that every pin
 carries its distributions' SHA-256 hashes (pip then installs in hash-checking mode) and names what needs
 it. ``... mirror`` rewrites ``environment.yml`` from the lock.
+
+The workflow also checks the environment it runs in: that it imports the checkout's own package
+(:func:`check_package_location`), and which optional libraries are installed (:func:`library_versions`).
 """
 
 from __future__ import annotations
@@ -140,6 +143,35 @@ def write_lock(target: str | Path = "requirements.lock", torch_wheels: str | Non
         ).stdout  # fmt: skip
     body = body.replace(constraints.name, "pip freeze")
     Path(target).write_text("\n".join(LOCK_HEADER) + "\n" + body)
+
+
+def check_package_location(package_file: str | Path, checkout: str | Path) -> str:
+    """``""`` when the imported ``dpreplication`` is the checkout's own ``src/``, else why not."""
+    imported = Path(package_file).resolve().parent
+    expected = (Path(checkout) / "src" / "dpreplication").resolve()
+    if imported == expected:
+        return ""
+    return (
+        f"the workflow imports dpreplication from {imported}, not this checkout's {expected}: "
+        "install the checkout with `pip install -e .` (make replicate does) or fix PYTHONPATH"
+    )
+
+
+def library_versions(*distributions: str) -> dict[str, str]:
+    """``{distribution: installed version, or "missing"}``.
+
+    A rule whose table depends on optional libraries takes this as a param, so installing, removing
+    or upgrading one reruns it (rerun trigger ``params``) instead of leaving a table whose rows say
+    "missing" behind. Read in the Snakemake process: with ``--software-deployment-method conda`` it
+    describes that process's environment, not the job's.
+    """
+    versions = {}
+    for name in distributions:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "missing"
+    return versions
 
 
 def main(argv=None) -> int:

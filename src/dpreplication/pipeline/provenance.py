@@ -17,7 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dpreplication.pipeline.config import JOB_ENVIRONMENT
+from dpreplication.pipeline.instruction_sets import JOB_ENVIRONMENT
 
 if TYPE_CHECKING:  # pandas costs 0.3 CPU-s to import: a job that draws or only starts need not pay it here
     import pandas as pd

@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from dpreplication.pipeline.provenance import read_sidecar
-from dpreplication.scorecard.claims import STATUSES
+from dpreplication.scorecard.evaluation import STATUSES
 from dpreplication.scorecard.pages import tally
 
 PAPERS = {

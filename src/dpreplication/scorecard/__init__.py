@@ -7,17 +7,8 @@ value is the reproduction. Nothing here stores a reproduced number; a deviation'
 reason is a template filled with measured values.
 """
 
-from dpreplication.scorecard.claims import (
-    COLUMNS,
-    KINDS,
-    STATUSES,
-    Claim,
-    Deviation,
-    claims_on,
-    evaluate_claims,
-    load_registry,
-    registry_margins,
-)
+from dpreplication.scorecard.claims import KINDS, Claim, Deviation, claims_on, load_registry, registry_margins
+from dpreplication.scorecard.evaluation import COLUMNS, STATUSES, evaluate_claims
 from dpreplication.scorecard.pages import paper_page, read_scorecard, summary_page, sync_readme
 
 __all__ = [

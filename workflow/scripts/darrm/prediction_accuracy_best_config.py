@@ -6,7 +6,7 @@ import pandas as pd
 
 from dpreplication.pipeline.jobs import publish, start
 from dpreplication.replications.darrm import prediction
-from dpreplication.replications.darrm import teacher_ablation as ablation
+from dpreplication.replications.darrm import teacher_ablation_choice as choice
 
 start(snakemake)
 settings = snakemake.params.settings
@@ -21,7 +21,7 @@ if status["available"]:
     with np.load(snakemake.input.best_votes) as arrays:
         best = dict(arrays)
 table = pd.read_csv(snakemake.input.ablation)
-accuracy, trained, releases = ablation.best_configuration_accuracy(
+accuracy, trained, releases = choice.best_configuration_accuracy(
     files, settings, table, best, cached, {dataset: status}, snakemake.params.seed
 )
 pd.DataFrame(trained).to_csv(snakemake.output.teachers, index=False)

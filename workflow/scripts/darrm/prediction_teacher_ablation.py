@@ -6,6 +6,7 @@ import pandas as pd
 
 from dpreplication.pipeline.jobs import publish, start
 from dpreplication.replications.darrm import teacher_ablation as ablation
+from dpreplication.replications.darrm import teacher_ablation_choice as choice
 from dpreplication.replications.darrm.prediction import needs_download
 
 start(snakemake)
@@ -22,7 +23,7 @@ if status["available"]:
     for config in settings["ablation"]["configs"]:
         with np.load(snakemake.input[f"votes_{config['name']}"]) as arrays:
             trained[config["name"]] = (dict(arrays), pd.read_csv(snakemake.input[f"teachers_{config['name']}"]))
-table = ablation.ablation_table(trained, settings, cached, snakemake.params.seed, needs_download(dataset, status))
+table = choice.ablation_table(trained, settings, cached, snakemake.params.seed, needs_download(dataset, status))
 if trained is not None:
     best = trained[table.loc[table.best.astype(bool), "config"].item()][0]
 np.savez_compressed(snakemake.output.votes, **best)
