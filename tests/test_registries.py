@@ -11,7 +11,7 @@ import yaml
 
 from dpreplication.pipeline.snakefile import load_workflow
 from dpreplication.scorecard import evaluate_claims, load_registry
-from dpreplication.scorecard.claims import selected_row
+from dpreplication.scorecard.evaluation import selected_row
 
 REPO = Path(__file__).resolve().parents[1]
 CLAIMS = REPO / "workflow" / "claims"
@@ -151,7 +151,7 @@ def test_a_yaml_boolean_where_a_number_is_expected_is_refused_naming_the_claim(n
 @pytest.mark.parametrize(
     "entry, message",
     [
-        (ENTRY | {"id": "bad", "tolerence": 0.1}, "claim bad: unknown key 'tolerence' (known: cases, claim, "),
+        (ENTRY | {"id": "bad", "tolerence": 0.1}, "claim bad: unknown key 'tolerence' (known: alternative_of, cases, claim, "),
         (ENTRY | {"id": "bad", "from": {"table": "t", "column": "v", "reduse": "max"}}, "claim bad: from: unknown key 'reduse'"),
         (ENTRY | {"id": "bad", "from": "t.value"}, "claim bad: from must be a mapping, got 't.value'"),
         ("a claim", "a claim must be a mapping, got 'a claim'"),

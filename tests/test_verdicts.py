@@ -10,7 +10,8 @@ import pytest
 from scipy.stats import norm
 
 from dpreplication.scorecard import Claim, evaluate_claims, load_registry, registry_margins
-from dpreplication.scorecard.claims import COMPARISONS, duplicate_judgements
+from dpreplication.scorecard.claims import COMPARISONS
+from dpreplication.scorecard.evaluation import duplicate_judgements
 from dpreplication.scorecard.pages import multiplicity_table, paper_page
 from dpreplication.scorecard.uncertainty import (
     Z95,
@@ -184,6 +185,74 @@ def test_the_duplicate_check_finds_two_claims_on_one_cell():
     frame = {"t": pd.DataFrame({"i": [0, 1], "gap": [0.1, 0.2]})}
     claims = [interval_claim(id=n, draws="exact", select={"i": i}) for n, i in (("a", 0), ("b", 1), ("c", 0))]
     assert duplicate_judgements(claims, frame) == [("a", "c")]
+
+
+def test_a_declared_second_reading_may_judge_the_first_readings_cell_and_nothing_else_may():
+    frame = {"t": pd.DataFrame({"i": [0], "gap": [0.1]})}
+    first = interval_claim(id="a", draws="exact", select={"i": 0}, comparison="abs", tolerance=0.5)
+    second = interval_claim(id="b", draws="exact", select={"i": 0}, comparison="ge", tolerance=0.5, alternative_of="a")
+    third = interval_claim(id="c", draws="exact", select={"i": 0}, comparison="le", tolerance=0.5)
+    assert duplicate_judgements([first, second], frame) == []
+    assert duplicate_judgements([first, third], frame) == [("a", "c")]
+    assert duplicate_judgements([first, second, third], frame) == [("a", "b", "c")]
+
+
+SECOND_READING = """
+paper: p
+claims:
+  - id: a
+    section: s
+    claim: x
+    quote: "The sentence."
+    expected: 2
+    comparison: abs
+    tolerance: 0.5
+    kind: paper
+    from: {table: t, column: c}
+  - id: b
+    section: s
+    claim: x
+    quote: "The sentence."
+    expected: 2
+    comparison: ge
+    tolerance: 0.5
+    kind: paper
+    alternative_of: a
+    from: {table: t, column: c}
+"""
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (("alternative_of: a", "alternative_of: z"), "names no other claim"),
+        (("alternative_of: a", "alternative_of: b"), "names no other claim"),
+        (
+            (
+                'quote: "The sentence."\n    expected: 2\n    comparison: ge',
+                'quote: "Another."\n    expected: 2\n    comparison: ge',
+            ),
+            "quotes the first reading's sentence",
+        ),
+        (("comparison: ge", "comparison: abs"), "the same criterion"),
+    ],
+)
+def test_a_second_reading_is_refused_unless_it_reads_the_same_sentence_another_way(edit, message, tmp_path):
+    registry = tmp_path / "p.yaml"
+    registry.write_text(SECOND_READING)
+    assert [c.alternative_of for c in load_registry(registry)] == ["", "a"]
+    registry.write_text(SECOND_READING.replace(*edit))
+    with pytest.raises(ValueError, match=message):
+        load_registry(registry)
+
+
+def test_every_second_reading_in_the_registries_names_a_first_reading_of_its_paper():
+    seconds = {
+        c.id: c.alternative_of for paper in PAPERS for c in load_registry(CLAIMS / f"{paper}.yaml") if c.alternative_of
+    }
+    assert len(seconds) == 16 and all(
+        first in {c.id for c in load_registry(CLAIMS / "privgene.yaml")} for first in seconds.values()
+    )
 
 
 def reference_tables(paper):

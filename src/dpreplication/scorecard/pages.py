@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from dpreplication.scorecard.claims import KINDS, REPLICATION_KINDS, STATUSES
+from dpreplication.scorecard.claims import KINDS, REPLICATION_KINDS
+from dpreplication.scorecard.evaluation import STATUSES
 from dpreplication.scorecard.uncertainty import adjusted_decisive, confidence
 
 README_BEGIN = "<!-- scorecard summary: generated from figures/scorecard.csv by `make readme`; do not edit -->"
@@ -245,7 +246,8 @@ def paper_page(
         + margins_section(margins or {})
         + spent
         + "\n\n## Readings\n\nEvery sentence of the paper judged above, quoted, with how it is read (decided "
-        "from the text, before the results).\n\n" + readings(claims) + "\n"
+        "from the text, before the results). Where a sentence allows two readings both are published, "
+        "the second naming the first: neither is chosen by its result.\n\n" + readings(claims) + "\n"
     )
 
 
