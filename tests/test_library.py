@@ -3,6 +3,7 @@
 import ast
 import doctest
 import importlib
+import re
 import shutil
 import subprocess
 import sys
@@ -106,6 +107,17 @@ def test_api_docs_build_without_warnings(tmp_path):
     assert result.returncode == 0, result.stderr[-4000:]
     page = (tmp_path / "site" / "api" / "mechanisms" / "index.html").read_text()
     assert "permute_and_flip_pmf" in page and "Examples" in page
+    # The docstrings' Sphinx roles are links on the pages (docs/griffe_sphinx_roles.py), none left raw.
+    raw = {
+        path.parent.name: len(re.findall(r":(?:func|class|meth|attr|mod|data|exc|obj|const):", path.read_text()))
+        for path in (tmp_path / "site" / "api").glob("*/index.html")
+    }
+    assert not any(raw.values()), f"raw Sphinx roles on the API pages: {raw}"
+    accounting = (tmp_path / "site" / "api" / "accounting" / "index.html").read_text()
+    assert 'href="#dpreplication.accounting.ledger.spending"><code>spending</code></a>' in accounting
+    assert (
+        'href="../releases/#dpreplication.releases.events.LibraryDpEvent"><code>LibraryDpEvent</code></a>' in accounting
+    )
 
 
 @pytest.mark.parametrize(

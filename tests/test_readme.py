@@ -1,5 +1,6 @@
-"""Every command in the README's shell blocks runs as written (as a dry run where it is long), so
-the README cannot drift from the workflow; every `make` target the README names exists."""
+"""Every command in the shell blocks of the README and of the docs pages it sends readers to (set-up,
+workflow, tests) runs as written (as a dry run where it is long), so they cannot drift from the
+workflow; every `make` target the README or a docs page names exists."""
 
 from __future__ import annotations
 
@@ -14,24 +15,40 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text()
+COMMAND_PAGES = ("README.md", "docs/setup.md", "docs/workflow.md", "docs/testing.md")
+"""The pages whose ```bash blocks are commands to run: the README and the pages its commands moved to."""
+PAGES = {page: (REPO / page).read_text() for page in COMMAND_PAGES}
+DOCS_TEXT = "\n".join(path.read_text() for path in sorted((REPO / "docs").rglob("*.md")))
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 NOT_RUN: dict[str, str] = {}
 """README commands a test cannot run, with the reason (none today)."""
 PAPER_PROFILE_TARGET = "pf_pmf_bars"
 """The paper profile plans hundreds of long jobs: its commands are dry-run for one target."""
-VARIANT_FILE = re.search(r"```yaml\n# my.yaml\n(.*?)```", README, re.S).group(1)
-"""The README's `my.yaml`, as it shows it."""
+VARIANT_FILE = next(
+    match.group(1) for text in PAGES.values() if (match := re.search(r"```yaml\n# my.yaml\n(.*?)```", text, re.S))
+)
+"""The `my.yaml` that the --configfile example reads, as its page shows it."""
 
 
-def readme_commands() -> list[str]:
-    """The lines of the README's ```bash blocks, without trailing comments."""
+def shell_commands(text: str) -> list[str]:
+    """The lines of a page's ```bash blocks, without trailing comments."""
     commands = []
-    for block in re.findall(r"```bash\n(.*?)```", README, re.S):
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
         for line in block.splitlines():
             command = re.split(r"\s{2,}#", line)[0].strip()
             if command:
                 commands.append(command)
     return commands
+
+
+def readme_commands() -> list[str]:
+    """The lines of the README's ```bash blocks, without trailing comments."""
+    return shell_commands(README)
+
+
+def page_commands() -> list[str]:
+    """Every command of the command pages, each once, in page order."""
+    return list(dict.fromkeys(command for text in PAGES.values() for command in shell_commands(text)))
 
 
 def dry_run(command: str) -> list[str]:
@@ -62,7 +79,7 @@ def variant_file():
         path.unlink()
 
 
-@pytest.mark.parametrize("command", readme_commands())
+@pytest.mark.parametrize("command", page_commands())
 def test_readme_command_runs_as_written(command, variant_file):
     if command in NOT_RUN:
         pytest.skip(NOT_RUN[command])
@@ -76,10 +93,17 @@ def test_the_readme_has_its_two_setup_commands():
     assert commands[:2] == ["make replicate", "make test"]
 
 
-def test_every_make_target_the_readme_names_exists():
-    targets = set(re.findall(r"`make ([a-z-]+)`", README)) | {
-        c.split()[1] for c in readme_commands() if c.startswith("make ")
+def make_targets(text: str) -> set[str]:
+    """The `make` targets a page names, in its prose or its commands."""
+    return set(re.findall(r"`make ([a-z-]+)`", text)) | {
+        c.split()[1] for c in shell_commands(text) if c.startswith("make ")
     }
+
+
+def test_every_make_target_the_readme_names_exists():
+    readme_targets = make_targets(README)
+    targets = readme_targets | make_targets(DOCS_TEXT)
     makefile = (REPO / "Makefile").read_text()
     missing = sorted(t for t in targets if not re.search(rf"^{re.escape(t)}:", makefile, re.M))
-    assert not missing and {"replicate", "test", "report", "mutants", "readme"} <= targets, missing
+    everyday = {"replicate", "test", "quick", "test-fast", "check-figures", "report", "mutants", "readme"}
+    assert not missing and everyday <= readme_targets, (missing, sorted(everyday - readme_targets))
