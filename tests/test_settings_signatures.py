@@ -12,6 +12,7 @@ import ast
 import importlib
 import inspect
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -22,11 +23,14 @@ RULES = REPO / "workflow" / "rules"
 
 
 def rules_with_settings() -> list[tuple[str, Path, dict]]:
-    """(rule, script, settings) of every scripted rule whose ``settings`` param is a mapping
-    (rules whose settings depend on wildcards are left out)."""
+    """(rule, script, settings) of every scripted rule whose ``settings`` param is a mapping or, as
+    the papers' rules have (``rule_settings`` in common.smk), a function of the wildcards of a rule
+    that has none (rules whose settings depend on wildcards are left out)."""
     rows = []
     for rule in load_workflow(REPO / "Snakefile").rules:
         settings = dict(rule.params.items()).get("settings") if rule.script else None
+        if callable(settings) and not rule.wildcard_names:
+            settings = settings(SimpleNamespace())
         if isinstance(settings, dict):
             rows.append((rule.name, (RULES / rule.script).resolve(), settings))
     return rows

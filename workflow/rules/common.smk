@@ -1,5 +1,7 @@
-"""Configuration (base + profile overlay, validated), output locations, code-as-input."""
+"""Configuration (base + profile overlay, validated), output locations, code-as-input, rules' settings."""
 
+import functools
+import importlib
 import os
 import sys
 from pathlib import Path
@@ -209,11 +211,34 @@ PRIVATE_TABLE = (*TABLE, "ledger")
 
 
 def settings(path):
-    """The config section at ``path`` ("paper/figure"), passed to a script as params."""
+    """The config section at ``path`` ("paper/figure"): what a rule's inputs are expanded over."""
     section = config
     for key in path.split("/"):
         section = section[key]
     return section
+
+
+RULE_SETTINGS = {
+    paper: importlib.import_module(f"dpreplication.replications.{paper}.rule_settings")
+    for paper in ("permute_and_flip", "truncated_laplace", "darrm", "privgene")
+}
+"""Paper -> its settings module, whose ``rule_settings(rule, config[paper], wildcards)`` shapes every
+``settings`` param of its rules (light modules: the DAG is built without torch)."""
+
+
+def rule_settings(paper, name):
+    """Params function: the ``settings`` of ``paper``'s rule ``name`` (without the paper's prefix)
+    for a job's wildcards, from the paper's one settings function of the validated ``config[paper]``;
+    every paper's rules take their settings so (``tests/test_rule_settings.py``)."""
+    shapes = RULE_SETTINGS[paper]
+    if name not in shapes.RULES:
+        raise WorkflowError(f"no settings for {paper}'s rule {name!r}, known are {sorted(shapes.RULES)}")
+
+    def job_settings(wildcards):
+        return shapes.rule_settings(name, config[paper], wildcards)
+
+    job_settings.paper, job_settings.rule = paper, name
+    return job_settings
 
 
 def register(paper, paths):
@@ -242,38 +267,6 @@ def claim_registry(paper):
     return f"workflow/claims/{paper}.yaml"
 
 
-def darrm_settings(figure, lp=False):
-    """A figure's config section; for figures that solve the γ LP, with the configured solver."""
-    section = dict(settings(f"darrm/{figure}"))
-    return {**section, "solver": settings("darrm/solver")} if lp else section
-
-
-PURE_DP = {"Delta": 0.0, "composition": "general"}
-"""The DaRRM figures whose config has no Δ: each mechanism pure ε-DP (Δ = δ = 0, composition moot)."""
-
-
-def darrm_lp_cases():
-    """The LPs behind the γ-shape figures listed in darrm.lp_diagnostics.figures."""
-    fields = ("K", "ms", "epsilon", "Delta", "composition", "mean_probability")
-    cases = []
-    for figure in settings("darrm/lp_diagnostics")["figures"]:
-        section = {**PURE_DP, **settings(f"darrm/{figure}")}
-        cases.append({"setting": figure, **{field: section[field] for field in fields}})
-    return {"cases": cases, "solver": settings("darrm/solver")}
-
-
-def darrm_prediction_settings():
-    """The private-prediction config section with the γ LP solver."""
-    return {**settings("darrm/private_prediction"), "solver": settings("darrm/solver")}
-
-
-def darrm_teacher_settings(wildcards):
-    """The part of darrm.private_prediction that one teacher set (dataset, kind) depends on."""
-    from dpreplication.replications.darrm.teachers import teacher_settings
-
-    return teacher_settings(settings("darrm/private_prediction"), wildcards.dataset, wildcards.kind)
-
-
 def darrm_dataset_files(wildcards):
     """The verified IDX files of one private-prediction dataset (fetched by rule fetch_data_file)."""
     from dpreplication.data import DATASETS
@@ -281,24 +274,30 @@ def darrm_dataset_files(wildcards):
     return [f"{DATA}/{wildcards.dataset}/{data_file.name}" for data_file in DATASETS[wildcards.dataset].files]
 
 
-def darrm_data_probe(wildcards):
-    """What the availability probe of a dataset depends on: the data directory, the mirror, and
-    which of its files are there now (so that adding a file or a mirror reruns the probe)."""
-    from dpreplication.data import DATASETS
-    from dpreplication.data.fetch import availability, resolve_mirror
+def data_probe(paper_settings):
+    """Params function: what the availability probe of dataset ``{dataset}`` depends on, the data
+    directory, the mirror and which of its files are there now (so that adding a file or a mirror
+    reruns the probe), then ``paper_settings`` (a :func:`rule_settings`: the probe's timeout)."""
 
-    mirror = resolve_mirror(config["data"]["mirror"])
-    present = []
-    if mirror is not None or all(
-        Path(DATA, wildcards.dataset, f.name).is_file() for f in DATASETS[wildcards.dataset].files
-    ):
-        present = sorted(availability(wildcards.dataset, DATA, mirror)["files"])
-    return {
-        "directory": DATA,
-        "mirror": str(mirror) if mirror else None,
-        "present": present,
-        "timeout": settings("darrm/private_prediction")["probe_timeout"],
-    }
+    @functools.wraps(paper_settings)
+    def probe(wildcards):
+        from dpreplication.data import DATASETS
+        from dpreplication.data.fetch import availability, resolve_mirror
+
+        mirror = resolve_mirror(config["data"]["mirror"])
+        present = []
+        if mirror is not None or all(
+            Path(DATA, wildcards.dataset, f.name).is_file() for f in DATASETS[wildcards.dataset].files
+        ):
+            present = sorted(availability(wildcards.dataset, DATA, mirror)["files"])
+        return {
+            "directory": DATA,
+            "mirror": str(mirror) if mirror else None,
+            "present": present,
+            **paper_settings(wildcards),
+        }
+
+    return probe
 
 
 def _darrm_prediction_input_name(output, dataset, kind=None):
@@ -312,7 +311,7 @@ def darrm_prediction_inputs(output):
     datasets need nothing more: their table rows say "needs download"."""
     import json
 
-    from dpreplication.replications.darrm.teachers import KINDS
+    from dpreplication.replications.darrm.rule_settings import KINDS
 
     def inputs(wildcards):
         files = {}
@@ -334,7 +333,7 @@ def darrm_prediction_files(output):
     read them: ``{"status": {dataset: path}, output: {dataset: {kind: path}}}`` (the latter for the
     available datasets only). Until the availability checkpoints have run, the inputs and so this
     mapping are partial; Snakemake re-evaluates both before the job runs."""
-    from dpreplication.replications.darrm.teachers import KINDS
+    from dpreplication.replications.darrm.rule_settings import KINDS
 
     def files(wildcards, input):
         named = dict(input.items())
@@ -348,22 +347,6 @@ def darrm_prediction_files(output):
         return {"status": statuses, output: cached}
 
     return files
-
-
-def darrm_ablation_settings():
-    """The part of the configuration the teacher ablation depends on."""
-    from dpreplication.replications.darrm.teacher_ablation import ablation_settings
-
-    return ablation_settings(
-        settings("darrm/private_prediction"), settings("darrm/teacher_ablation"), settings("darrm/solver")
-    )
-
-
-def darrm_ablation_config_settings(wildcards):
-    """The part of the configuration one configuration's teachers depend on."""
-    from dpreplication.replications.darrm.teacher_ablation import configuration_settings
-
-    return configuration_settings(darrm_ablation_settings(), wildcards.config)
 
 
 def darrm_ablation_idx(wildcards):
@@ -401,7 +384,7 @@ def darrm_replicate_inputs(wildcards):
     votes of its private and non-private teachers under each seed replicate (0: the pipeline's)."""
     import json
 
-    from dpreplication.replications.darrm.teachers import KINDS
+    from dpreplication.replications.darrm.rule_settings import KINDS
 
     section = settings("darrm/private_prediction")
     files = {}
@@ -424,7 +407,7 @@ def darrm_replicate_inputs(wildcards):
 def darrm_replicate_files(wildcards, input):
     """Params function: :func:`darrm_replicate_inputs` as the script reads them,
     ``{"status": {dataset: path}, "votes": {dataset: [{kind: path}, ...]}, "teachers": (the same)}``."""
-    from dpreplication.replications.darrm.teachers import KINDS
+    from dpreplication.replications.darrm.rule_settings import KINDS
 
     named, section = dict(input.items()), settings("darrm/private_prediction")
     statuses, files = {}, {"votes": {}, "teachers": {}}
@@ -442,13 +425,7 @@ def darrm_replicate_files(wildcards, input):
 
 # ---------------------------------------------------------------- PrivGene (spec shared/specs/privgene.md)
 from dpreplication.replications.privgene.datasets import DATASETS as PRIVGENE_DATASETS  # noqa: E402
-from dpreplication.replications.privgene.rule_settings import c_label, rule_settings  # noqa: E402
-
-
-def privgene_settings(name):
-    """The ``settings`` param of the PrivGene step ``privgene_<name>``, per job, from the one function
-    that shapes PrivGene's settings (:func:`~dpreplication.replications.privgene.rule_settings.rule_settings`)."""
-    return lambda wildcards: rule_settings(name, settings("privgene"), wildcards)
+from dpreplication.replications.privgene.rule_settings import c_label  # noqa: E402
 
 
 def privgene_data(name):

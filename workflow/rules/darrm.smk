@@ -2,6 +2,8 @@
 every analytic figure (F2–F9), the LP diagnostics and the spec's verified numbers.
 Spec: shared/specs/darrm.md."""
 
+from dpreplication.replications.darrm.rule_settings import PURE_DP
+
 DR = "darrm"
 
 
@@ -17,7 +19,7 @@ rule darrm_f2_gamma_shapes:
     conda:
         ENVIRONMENT
     params:
-        settings=darrm_settings("f2_gamma_shapes", lp=True),
+        settings=rule_settings(DR, "f2_gamma_shapes"),
         figure={"figure": "F2", "prior_means": None},
     message:
         "DaRRM: F2, shapes of γ_opt, γ_Sub and γ_const (K=11, approximate DP)"
@@ -38,7 +40,7 @@ rule darrm_f3_errors:
     conda:
         ENVIRONMENT
     params:
-        settings=darrm_settings("f3_errors"),
+        settings=rule_settings(DR, "f3_errors"),
         seed=SEED,
         figure={"figure": "F3", "actual_priors": ["T_U"]},
     message:
@@ -61,7 +63,7 @@ rule darrm_f4_feasible_region:
     conda:
         ENVIRONMENT
     params:
-        settings=darrm_settings("f4_feasible_region"),
+        settings=rule_settings(DR, "f4_feasible_region"),
     message:
         "DaRRM: F4, the feasible region F of (p, p') and its four DP boundaries"
     script:
@@ -80,7 +82,7 @@ rule darrm_f5_gamma_shapes:
     conda:
         ENVIRONMENT
     params:
-        settings=darrm_settings("f5_gamma_shapes", lp=True),
+        settings=rule_settings(DR, "f5_gamma_shapes"),
         figure={"figure": "F5", **PURE_DP, "prior_means": None},
     message:
         "DaRRM: F5, shapes of γ_opt, γ_Sub, γ_DSub and γ_const (K=11, pure DP, Setting 1)"
@@ -101,7 +103,7 @@ rule darrm_f6_errors:
     conda:
         ENVIRONMENT
     params:
-        settings=darrm_settings("f6_errors"),
+        settings=rule_settings(DR, "f6_errors"),
         seed=SEED,
         figure={"figure": "F6", "actual_priors": ["T_U"]},
     message:
@@ -122,7 +124,7 @@ rule darrm_f7_gamma_shapes:
     conda:
         ENVIRONMENT
     params:
-        settings=darrm_settings("f7_gamma_shapes", lp=True),
+        settings=rule_settings(DR, "f7_gamma_shapes"),
         figure={"figure": "F7", **PURE_DP, "prior_means": None},
     message:
         "DaRRM: F7, shapes of the four γ for K=101 mechanisms (pure DP, Setting 2)"
@@ -143,7 +145,7 @@ rule darrm_f8_errors:
     conda:
         ENVIRONMENT
     params:
-        settings=darrm_settings("f8_errors"),
+        settings=rule_settings(DR, "f8_errors"),
         seed=SEED,
         figure={"figure": "F8", "actual_priors": ["T_U"]},
     message:
@@ -164,7 +166,7 @@ rule darrm_f9_prior_shapes:
     conda:
         ENVIRONMENT
     params:
-        settings=darrm_settings("f9_prior_shapes", lp=True),
+        settings=rule_settings(DR, "f9_prior_shapes"),
         figure={"figure": "F9", **PURE_DP, "mean_probability": None},
     message:
         "DaRRM: F9 panel 1, γ_opt optimised for the priors T_U and T_P, with γ_Sub and γ_const"
@@ -187,7 +189,7 @@ rule darrm_f9_prior_errors:
     conda:
         ENVIRONMENT
     params:
-        settings=darrm_settings("f9_prior_errors"),
+        settings=rule_settings(DR, "f9_prior_errors"),
         seed=SEED,
         figure={"figure": "F9"},
     message:
@@ -210,7 +212,7 @@ rule darrm_lp_diagnostics:
     conda:
         ENVIRONMENT
     params:
-        settings=darrm_lp_cases(),
+        settings=rule_settings(DR, "lp_diagnostics"),
     message:
         "DaRRM: sizes, presolve, repair and exact privacy of the γ LPs behind the shape figures (spec §4)"
     script:
@@ -230,7 +232,7 @@ rule darrm_verified_numbers:
     conda:
         ENVIRONMENT
     params:
-        settings=darrm_settings("verified_numbers", lp=True),
+        settings=rule_settings(DR, "verified_numbers"),
         seed=SEED,
     message:
         "DaRRM: the spec's verified numbers and acceptance values recomputed (spec §5–§6)"
@@ -259,7 +261,7 @@ checkpoint darrm_prediction_data:
     conda:
         ENVIRONMENT
     params:
-        settings=darrm_data_probe,
+        settings=data_probe(rule_settings(DR, "prediction_data")),
     message:
         "DaRRM: can {wildcards.dataset} be had (data directory, mirror, or canonical URL)?"
     script:
@@ -285,7 +287,7 @@ rule darrm_prediction_teachers:
     # One thread: torch's CPU kernels then sum in a fixed order, so the votes are bit-stable.
     threads: 1
     params:
-        settings=darrm_teacher_settings,
+        settings=rule_settings(DR, "prediction_teachers"),
         seed=SEED,
     message:
         "DaRRM: train the {wildcards.kind} teachers of {wildcards.dataset} and cache their votes on the test images"
@@ -311,7 +313,7 @@ rule darrm_prediction_teacher_replicate:
         ENVIRONMENT
     threads: 1
     params:
-        settings=darrm_teacher_settings,
+        settings=rule_settings(DR, "prediction_teacher_replicate"),
         seed=SEED,
     message:
         "DaRRM: the {wildcards.kind} teachers of {wildcards.dataset} again under seed replicate {wildcards.replicate}"
@@ -333,7 +335,7 @@ rule darrm_prediction_teacher_seeds:
         ENVIRONMENT
     params:
         seed=SEED,
-        settings=darrm_prediction_settings(),
+        settings=rule_settings(DR, "prediction_teacher_seeds"),
         files=darrm_replicate_files,
     message:
         "DaRRM: the aggregators' expected accuracies under independently seeded teacher ensembles, and their spread"
@@ -353,7 +355,7 @@ rule darrm_prediction_privacy:
     conda:
         ENVIRONMENT
     params:
-        settings=darrm_prediction_settings(),
+        settings=rule_settings(DR, "prediction_privacy"),
     message:
         "DaRRM: per-query and total privacy of GNMax, DaRRM_Sub and DaRRM_opt (σ table, γ_opt check)"
     script:
@@ -375,7 +377,7 @@ rule darrm_f10_gnmax_variance:
     conda:
         ENVIRONMENT
     params:
-        settings={"max_order": darrm_prediction_settings()["gnmax_max_order"]},
+        settings=rule_settings(DR, "f10_gnmax_variance"),
     message:
         "DaRRM: F10, GNMax's variance against the Rényi order at each per-query budget"
     script:
@@ -396,7 +398,7 @@ rule darrm_prediction_teachers_table:
         ENVIRONMENT
     params:
         seed=SEED,
-        settings=darrm_prediction_settings(),
+        settings=rule_settings(DR, "prediction_teachers_table"),
         files=darrm_prediction_files("teachers"),
     message:
         "DaRRM: teacher accuracies and privacy parameters per dataset"
@@ -418,7 +420,7 @@ rule darrm_prediction_teacher_diagnostics:
         ENVIRONMENT
     params:
         seed=SEED,
-        settings=darrm_prediction_settings(),
+        settings=rule_settings(DR, "prediction_teacher_diagnostics"),
         files=darrm_prediction_files("votes"),
     message:
         "DaRRM: every teacher's accuracy, class rates and confusion counts (collapse to one class?)"
@@ -439,7 +441,7 @@ rule darrm_prediction_accuracy:
     conda:
         ENVIRONMENT
     params:
-        settings=darrm_prediction_settings(),
+        settings=rule_settings(DR, "prediction_accuracy"),
         files=darrm_prediction_files("votes"),
         seed=SEED,
     message:
@@ -474,7 +476,7 @@ rule darrm_prediction_teacher_ablation_config:
         ENVIRONMENT
     threads: 1
     params:
-        settings=darrm_ablation_config_settings,
+        settings=rule_settings(DR, "prediction_teacher_ablation_config"),
         seed=SEED,
     message:
         "DaRRM: the ablated dataset's private teachers under DP-SGD configuration {wildcards.config}, every seed replicate"
@@ -496,7 +498,7 @@ rule darrm_prediction_teacher_ablation:
     conda:
         ENVIRONMENT
     params:
-        settings=darrm_ablation_settings(),
+        settings=rule_settings(DR, "prediction_teacher_ablation"),
         seed=SEED,
     message:
         "DaRRM: private teachers under DP-SGD configurations within the paper's protocol (epochs, optimiser, ICLR budget)"
@@ -521,7 +523,7 @@ rule darrm_prediction_accuracy_best_config:
         ENVIRONMENT
     threads: 1
     params:
-        settings={**darrm_prediction_settings(), "ablation": settings("darrm/teacher_ablation")},
+        settings=rule_settings(DR, "prediction_accuracy_best_config"),
         seed=SEED,
     message:
         "DaRRM: the accuracy table of the ablated dataset with the best configuration's private teachers"

@@ -17,7 +17,7 @@ rule pf_exact_tables:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{PF}/exact_tables"),
+        settings=rule_settings(PF, "exact_tables"),
     message:
         "P&F: exact pmfs, errors and TVs of P&F, EM and RNM-Laplace (spec §3.4)"
     script:
@@ -36,7 +36,7 @@ rule pf_worst_case:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{PF}/worst_case"),
+        settings=rule_settings(PF, "worst_case"),
     message:
         "P&F: worst-case expected error against the number of candidates (spec §3.2)"
     script:
@@ -55,7 +55,7 @@ rule pf_privacy_audit:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{PF}/privacy_audit"),
+        settings=rule_settings(PF, "privacy_audit"),
         seed=SEED,
     message:
         "P&F: exact ε-DP of the three pmfs on random neighbouring score vectors"
@@ -75,7 +75,7 @@ rule pf_pmf_bars:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{PF}/pmf_bars"),
+        settings=rule_settings(PF, "pmf_bars"),
         seed=SEED,
     message:
         "P&F: F1, exact pmf against A1–A4 samples"
@@ -95,7 +95,7 @@ rule pf_tv_convergence:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{PF}/tv_convergence"),
+        settings=rule_settings(PF, "tv_convergence"),
         seed=SEED,
     message:
         "P&F: F2, total-variation distance against sample size with a null band"
@@ -115,7 +115,7 @@ rule pf_pp_plot:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{PF}/pp_plot"),
+        settings=rule_settings(PF, "pp_plot"),
         seed=SEED,
     message:
         "P&F: F3, P–P plot of A1, G and L against the exact P&F pmf"
@@ -136,7 +136,7 @@ rule pf_lemma_chain:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{PF}/lemma_chain"),
+        settings=rule_settings(PF, "lemma_chain"),
         seed=SEED,
     message:
         "P&F: T1, two-sample tests along the lemma chain and the controls"
@@ -156,7 +156,7 @@ rule pf_lemma_internals:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{PF}/lemma_internals"),
+        settings=rule_settings(PF, "lemma_internals"),
         seed=SEED,
     message:
         "P&F: T2, the random sets and noises inside Lemmas 2–4"
@@ -178,7 +178,7 @@ rule pf_utility_dataset:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{PF}/utility"),
+        settings=rule_settings(PF, "utility_dataset"),
         target_error=settings(f"{PF}/epsilon_at_em")["target_error"],
         seed=SEED,
     message:
@@ -203,7 +203,7 @@ rule pf_utility_grid:
         ENVIRONMENT
     params:
         seed=SEED,
-        settings=settings(f"{PF}/utility"),
+        settings=rule_settings(PF, "utility_grid"),
     message:
         "P&F: F4 utility grid and T3 (ε at which EM's error is the target)"
     script:
@@ -223,7 +223,7 @@ rule pf_anchors:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{PF}/anchors"),
+        settings=rule_settings(PF, "anchors"),
     message:
         "P&F: the error and ε ratios quoted in the paper's text"
     script:

@@ -28,7 +28,7 @@ rule privgene_dataset:
     conda:
         ENVIRONMENT
     params:
-        settings=privgene_settings("dataset"),
+        settings=rule_settings(PG, "dataset"),
         seed=SEED,
     message:
         "PrivGene: encode and scale {wildcards.pg_dataset} to [-1, 1] (spec §6)"
@@ -50,7 +50,7 @@ rule privgene_table2:
         ENVIRONMENT
     params:
         seed=SEED,
-        settings=privgene_settings("table2"),
+        settings=rule_settings(PG, "table2"),
     message:
         "PrivGene: Table 2 regenerated from the loaded data, with every substitution"
     script:
@@ -75,7 +75,7 @@ rule privgene_choice_of_c_job:
     conda:
         ENVIRONMENT
     params:
-        settings=privgene_settings("choice_of_c_job"),
+        settings=rule_settings(PG, "choice_of_c_job"),
         seed=SEED,
     message:
         "PrivGene: Fig. 2 job, {wildcards.pg_dataset} {wildcards.task}, c = {wildcards.c}, repetitions {wildcards.repetitions}"
@@ -104,7 +104,7 @@ rule privgene_choice_of_c:
         ENVIRONMENT
     params:
         seed=SEED,
-        settings=privgene_settings("choice_of_c"),
+        settings=rule_settings(PG, "choice_of_c"),
     message:
         "PrivGene: Fig. 2, misclassification against c relative to c = 0.5e-3 (Adult, Banking; LR, SVM)"
     script:
@@ -126,7 +126,7 @@ rule privgene_eem_vs_em_job:
     conda:
         ENVIRONMENT
     params:
-        settings=privgene_settings("eem_vs_em_job"),
+        settings=rule_settings(PG, "eem_vs_em_job"),
         seed=SEED,
     message:
         "PrivGene: Figs 6–7 job, {wildcards.pg_dataset} {wildcards.task}, every variant, repetitions {wildcards.repetitions}"
@@ -149,7 +149,7 @@ rule privgene_paper_r_job:
     conda:
         ENVIRONMENT
     params:
-        settings=privgene_settings("paper_r_job"),
+        settings=rule_settings(PG, "paper_r_job"),
         seed=SEED,
     message:
         "PrivGene: Figs 6–7 at the paper's r, {wildcards.pg_dataset} {wildcards.task}, every variant, repetitions {wildcards.repetitions}"
@@ -173,7 +173,7 @@ rule privgene_svm_c:
     conda:
         ENVIRONMENT
     params:
-        settings=privgene_settings("svm_c"),
+        settings=rule_settings(PG, "svm_c"),
         seed=SEED,
     message:
         "PrivGene: NoPrivacy SVM, C chosen by CV on repetition 0 of {wildcards.pg_dataset} (spec §3.1)"
@@ -197,7 +197,7 @@ rule privgene_reference_job:
     conda:
         ENVIRONMENT
     params:
-        settings=privgene_settings("reference_job"),
+        settings=rule_settings(PG, "reference_job"),
         seed=SEED,
     message:
         "PrivGene: NoPrivacy and Majority on every reference dataset and task, repetitions {wildcards.repetitions}"
@@ -220,7 +220,7 @@ rule privgene_reference_levels:
         ENVIRONMENT
     params:
         seed=SEED,
-        settings=privgene_settings("reference_levels"),
+        settings=rule_settings(PG, "reference_levels"),
     message:
         "PrivGene: NoPrivacy and Majority misclassification levels (mean ± 95 % CI)"
     script:
@@ -283,7 +283,7 @@ rule privgene_eem_vs_em:
         ENVIRONMENT
     params:
         seed=SEED,
-        settings=privgene_settings("eem_vs_em"),
+        settings=rule_settings(PG, "eem_vs_em"),
     message:
         "PrivGene: Figs 6 (US) and 7 (BR), EEM against EM over the iterations, and the Δ traces"
     script:
@@ -303,7 +303,7 @@ rule privgene_verified_numbers:
     conda:
         ENVIRONMENT
     params:
-        settings=privgene_settings("verified_numbers"),
+        settings=rule_settings(PG, "verified_numbers"),
         seed=SEED,
     message:
         "PrivGene: the spec's exact numbers (r, s_48, Example 1, budget) and exact EEM privacy audits"
@@ -334,7 +334,7 @@ rule privgene_comparison_job:
     conda:
         ENVIRONMENT
     params:
-        settings=privgene_settings("comparison_job"),
+        settings=rule_settings(PG, "comparison_job"),
         seed=SEED,
     message:
         "PrivGene: Figs 3–4 job, {wildcards.pg_dataset} {wildcards.task}, every method, repetitions {wildcards.repetitions}"
@@ -358,7 +358,7 @@ rule privgene_kmeans_job:
     conda:
         ENVIRONMENT
     params:
-        settings=privgene_settings("kmeans_job"),
+        settings=rule_settings(PG, "kmeans_job"),
         seed=SEED,
     message:
         "PrivGene: Fig. 5 job, {wildcards.pg_dataset} k={wildcards.k}, every method, runs {wildcards.repetitions}"
@@ -383,7 +383,7 @@ checkpoint privgene_comparison_plan:
     conda:
         ENVIRONMENT
     params:
-        settings=privgene_settings("comparison_plan"),
+        settings=rule_settings(PG, "comparison_plan"),
     message:
         "PrivGene: which Figs 3–4 cells need more repetitions to decide their claims"
     script:
@@ -410,7 +410,7 @@ rule privgene_comparison_extra_job:
     conda:
         ENVIRONMENT
     params:
-        settings=privgene_settings("comparison_extra_job"),
+        settings=rule_settings(PG, "comparison_extra_job"),
         seed=SEED,
     message:
         "PrivGene: Figs 3–4 second stage, {wildcards.pg_dataset} {wildcards.task} {wildcards.method} ε={wildcards.epsilon}, repetitions {wildcards.repetitions}"
@@ -456,7 +456,7 @@ for _figure, (_name, _what, _tasks) in PG_COMPARISON_FIGURES.items():
         conda:
             ENVIRONMENT
         params:
-            settings=privgene_settings("comparison_figure" if _tasks is not None else "kmeans_figure"),
+            settings=rule_settings(PG, "comparison_figure" if _tasks is not None else "kmeans_figure"),
             figure=_figure,
             seed=SEED,
         message:
@@ -493,7 +493,7 @@ rule privgene_comparison_pairs:
         ENVIRONMENT
     params:
         seed=SEED,
-        settings=privgene_settings("comparison_pairs"),
+        settings=rule_settings(PG, "comparison_pairs"),
     message:
         "PrivGene: paired differences, their summary and each method's level across Figs 3-5"
     script:
@@ -517,7 +517,7 @@ rule privgene_paper_r_comparison_job:
     conda:
         ENVIRONMENT
     params:
-        settings=privgene_settings("paper_r_comparison_job"),
+        settings=rule_settings(PG, "paper_r_comparison_job"),
         seed=SEED,
     message:
         "PrivGene: Figs 3–4 at the paper's r, {wildcards.pg_dataset} LR and SVM, repetitions {wildcards.repetitions}"
@@ -537,7 +537,7 @@ rule privgene_paper_r_comparison:
         ENVIRONMENT
     params:
         seed=SEED,
-        settings=privgene_settings("paper_r_comparison"),
+        settings=rule_settings(PG, "paper_r_comparison"),
     message:
         "PrivGene: is the small-ε gap to PrivateERM on US/BR the smaller r? (paired, paper's r)"
     script:
@@ -574,7 +574,7 @@ rule privgene_reachable_set:
     conda:
         ENVIRONMENT
     params:
-        settings=privgene_settings("reachable_set"),
+        settings=rule_settings(PG, "reachable_set"),
         seed=SEED,
     message:
         "PrivGene: how far can the mutation schedule move the weights? best reachable LR/SVM vs NoPrivacy"
@@ -598,7 +598,7 @@ rule privgene_schedule_ablation_job:
     conda:
         ENVIRONMENT
     params:
-        settings=privgene_settings("schedule_ablation_job"),
+        settings=rule_settings(PG, "schedule_ablation_job"),
         seed=SEED,
     message:
         "PrivGene: mutation schedules at one ε, {wildcards.pg_dataset} {wildcards.task} repetitions {wildcards.repetitions}"
@@ -631,7 +631,7 @@ rule privgene_schedule_ablation:
         ENVIRONMENT
     params:
         seed=SEED,
-        settings=privgene_settings("schedule_ablation"),
+        settings=rule_settings(PG, "schedule_ablation"),
     message:
         "PrivGene: additive decay and larger first steps against the paper's schedule (paired, spec §9)"
     script:
@@ -653,7 +653,7 @@ rule privgene_choice_of_c_epsilon_job:
     conda:
         ENVIRONMENT
     params:
-        settings=privgene_settings("choice_of_c_epsilon_job"),
+        settings=rule_settings(PG, "choice_of_c_epsilon_job"),
         seed=SEED,
     message:
         "PrivGene: Fig. 2 at other ε, {wildcards.pg_dataset} {wildcards.task} repetitions {wildcards.repetitions}"
@@ -688,7 +688,7 @@ rule privgene_choice_of_c_epsilon:
         ENVIRONMENT
     params:
         seed=SEED,
-        settings=privgene_settings("choice_of_c_epsilon"),
+        settings=rule_settings(PG, "choice_of_c_epsilon"),
     message:
         "PrivGene: Fig. 2 at the small ε of the grid and averaged over them"
     script:
@@ -711,7 +711,7 @@ rule privgene_gupt_variants_job:
     conda:
         ENVIRONMENT
     params:
-        settings=privgene_settings("gupt_variants_job"),
+        settings=rule_settings(PG, "gupt_variants_job"),
         seed=SEED,
     message:
         "PrivGene: Fig. 5 GUPT variants at one ε, {wildcards.pg_dataset} k={wildcards.k}"
@@ -743,7 +743,7 @@ rule privgene_gupt_variants:
         ENVIRONMENT
     params:
         seed=SEED,
-        settings=privgene_settings("gupt_variants"),
+        settings=rule_settings(PG, "gupt_variants"),
     message:
         "PrivGene: Fig. 5's 'about 100x' at ε = 0.1 under GUPT's ε split, output clamping and own range estimate"
     script:
@@ -773,7 +773,7 @@ rule privgene_baseline_checks_job:
     conda:
         ENVIRONMENT
     params:
-        settings=privgene_settings("baseline_checks_job"),
+        settings=rule_settings(PG, "baseline_checks_job"),
         seed=SEED,
     message:
         "PrivGene: PrivateERM against diffprivlib and over Λ, {wildcards.pg_dataset} LR, repetitions {wildcards.repetitions}"
@@ -798,7 +798,7 @@ rule privgene_baseline_checks:
         ENVIRONMENT
     params:
         seed=SEED,
-        settings=privgene_settings("baseline_checks"),
+        settings=rule_settings(PG, "baseline_checks"),
     message:
         "PrivGene: does PrivateERM agree with diffprivlib, and does any Λ close its gap to NoPrivacy? (paired by fold)"
     script:

@@ -32,7 +32,7 @@ rule tl_density:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{TL}/density"),
+        settings=rule_settings(TL, "density"),
     message:
         "TL: Fig. 1, truncated-Laplacian density with Laplace and analytic-Gaussian overlays (spec §8)"
     script:
@@ -51,7 +51,7 @@ rule tl_amplitude_ratio:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{TL}/ratio_curves"),
+        settings=rule_settings(TL, "amplitude_ratio"),
         quantity="amplitude",
     message:
         "TL: Fig. 2(a), amplitude ratio R_V against ε, one curve per δ (spec §8)"
@@ -71,7 +71,7 @@ rule tl_power_ratio:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{TL}/ratio_curves"),
+        settings=rule_settings(TL, "power_ratio"),
         quantity="power",
     message:
         "TL: Fig. 3(a), power ratio R_D against ε, one curve per δ (spec §8)"
@@ -97,7 +97,7 @@ rule tl_amplitude_ratio_heatmap:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{TL}/ratio_heatmap"),
+        settings=rule_settings(TL, "amplitude_ratio_heatmap"),
         quantity="amplitude",
     message:
         "TL: Fig. 2(b), R_V over log10 ε × log10 δ with contours (spec §8)"
@@ -123,7 +123,7 @@ rule tl_power_ratio_heatmap:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{TL}/ratio_heatmap"),
+        settings=rule_settings(TL, "power_ratio_heatmap"),
         quantity="power",
     message:
         "TL: Fig. 3(b), R_D over log10 ε × log10 δ with contours (spec §8)"
@@ -143,7 +143,7 @@ rule tl_ratio_table:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{TL}/ratio_table"),
+        settings=rule_settings(TL, "ratio_table"),
     message:
         "TL: the spec §8 table of R_V and R_D"
     script:
@@ -162,7 +162,7 @@ rule tl_ratio_facts:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{TL}/ratio_facts"),
+        settings=rule_settings(TL, "ratio_facts"),
     message:
         "TL: checkable facts about R_V, R_D (suprema, peaks, break-even δ) and σ_aG/σ_cl (spec §8)"
     script:
@@ -181,7 +181,7 @@ rule tl_canonical_values:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{TL}/canonical_values"),
+        settings=rule_settings(TL, "canonical_values"),
     message:
         "TL: canonical values A, V_up, D_up, V_low*, D_low*, σ_aG, R_V, R_D (spec §8)"
     script:
@@ -200,7 +200,7 @@ rule tl_bound_gap:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{TL}/bound_gap"),
+        settings=rule_settings(TL, "bound_gap"),
     message:
         "TL: E1, reconstructed lower bounds over upper bounds against ε (Thms 6–7)"
     script:
@@ -219,7 +219,7 @@ rule tl_bound_kinks:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{TL}/bound_kinks"),
+        settings=rule_settings(TL, "bound_kinks"),
     message:
         "TL: where the reconstructed-bound curves bend, against the ε where ⌊n⌋ changes"
     script:
@@ -238,7 +238,7 @@ rule tl_lp_optimum:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{TL}/lp_optimum"),
+        settings=rule_settings(TL, "lp_optimum"),
     message:
         "TL: E2, the optimal noise cost bracketed by the all-shifts binned LP"
     script:
@@ -257,7 +257,7 @@ rule tl_monte_carlo:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{TL}/monte_carlo"),
+        settings=rule_settings(TL, "monte_carlo"),
         seed=SEED,
         libraries=library_versions("diffprivlib"),
     message:
@@ -278,7 +278,7 @@ rule tl_privacy_audit:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{TL}/privacy_audit"),
+        settings=rule_settings(TL, "privacy_audit"),
     message:
         "TL: E4, numerical hockey-stick audit H_ε(d) against the exact profile"
     script:
@@ -299,7 +299,7 @@ rule tl_privacy_profiles:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{TL}/privacy_profiles"),
+        settings=rule_settings(TL, "privacy_profiles"),
     message:
         "TL: E5, privacy profiles δ(ε') of TL, analytic Gaussian and Laplace at one calibration"
     script:
@@ -318,7 +318,7 @@ rule tl_baselines:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{TL}/baselines"),
+        settings=rule_settings(TL, "baselines"),
     message:
         "TL: E6, amplitude and power of TL, Laplace, classic and analytic Gaussian (CSV, Markdown, LaTeX)"
     script:
@@ -343,7 +343,7 @@ rule tl_small_epsilon_limit:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{TL}/small_epsilon_limit"),
+        settings=rule_settings(TL, "small_epsilon_limit"),
     message:
         "TL: E7, R_V and R_D as ε → 0 against their limits"
     script:
@@ -362,7 +362,7 @@ rule tl_library_cross_check:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{TL}/library_cross_check"),
+        settings=rule_settings(TL, "library_cross_check"),
         libraries=TL_ORACLES,
     message:
         "TL: E8, σ_aG and A against dp-accounting, autodp, diffprivlib; OpenDP's one-sided δ"
@@ -386,7 +386,7 @@ rule tl_calibration_audit:
     conda:
         ENVIRONMENT
     params:
-        settings=settings(f"{TL}/calibration_audit"),
+        settings=rule_settings(TL, "calibration_audit"),
         seed=SEED,
         libraries=TL_ORACLES,
     message:

@@ -31,42 +31,12 @@ from dpreplication.accounting import rdp
 from dpreplication.accounting.ledger import LEDGER_COLUMNS, ledger_table, spending
 from dpreplication.replications.darrm import teacher_quality as quality
 from dpreplication.replications.darrm import teachers
+from dpreplication.replications.darrm.rule_settings import ablation_settings, configuration_settings  # noqa: F401
 
 log = logging.getLogger(__name__)
 
 PAPER = "darrm"
 STATED = "stated"
-ABLATION_SETTINGS = ("mean_probability", "gnmax_max_order", "solver")
-"""Keys of the private-prediction section the ablation reads besides the private teachers' own."""
-
-
-def ablation_settings(section: dict, ablation: dict, solver: str) -> dict:
-    """Return the settings the ablation depends on.
-
-    The private teachers' settings of its dataset
-    (:func:`~dpreplication.replications.darrm.teachers.teacher_settings`), γ_opt's and GNMax's
-    parameters, and the ablation section itself (so that e.g. the query counts do not rerun it).
-    """
-    chosen = teachers.teacher_settings(section, ablation["dataset"], "private")
-    return {**chosen, **{key: section[key] for key in ABLATION_SETTINGS[:-1]}, "solver": solver, "ablation": ablation}
-
-
-CONFIGURATION_KEYS = ("dataset", "teachers", "seeds", "budgets")
-"""Keys of the ablation section one configuration's training depends on (besides the configuration)."""
-
-
-def configuration_settings(settings: dict, name: str) -> dict:
-    """Return the settings of :func:`ablation_settings` that training configuration ``name`` depends on.
-
-    The private teachers' settings, and of the ablation section only :data:`CONFIGURATION_KEYS` and
-    this configuration: adding a configuration, or changing m or the validation split, retrains none.
-    """
-    ablation = settings["ablation"]
-    config = [c for c in ablation["configs"] if c["name"] == name]
-    if len(config) != 1:
-        raise ValueError(f"the teacher ablation has no single configuration named {name!r}")
-    chosen = {key: value for key, value in settings.items() if key not in (*ABLATION_SETTINGS, "ablation")}
-    return {**chosen, "ablation": {**{key: ablation[key] for key in CONFIGURATION_KEYS}, "configs": config}}
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,12 @@ from dpreplication.accounting import rdp
 from dpreplication.accounting.ledger import LEDGER_COLUMNS, spending
 from dpreplication.data import DATASETS, verify
 from dpreplication.data.idx import load_image_classification
+from dpreplication.replications.darrm.rule_settings import KINDS, teacher_settings  # noqa: F401 (the shapes live there)
 from dpreplication.validation import positive, within_budget
 
 log = logging.getLogger(__name__)
 
 PAPER = "darrm"
-KINDS = ("private", "nonprivate")
 SPLITS = {
     "train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
     "test": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"),
@@ -44,22 +44,6 @@ TEACHER_COLUMNS = [
     "off_class_votes",
     *LEDGER_COLUMNS,
 ]
-
-
-COMMON_SETTINGS = ("classes", "teachers", "shard_size", "remainder", "train_size", "batch_size", "learning_rate")
-KIND_SETTINGS = {
-    "private": ("Delta", "noise_multiplier", "max_grad_norm", "private_steps"),
-    "nonprivate": ("nonprivate_epochs",),
-}
-
-
-def teacher_settings(section: dict, dataset: str, kind: str) -> dict:
-    """Return the keys of the ``private_prediction`` config section that one teacher set depends on.
-
-    Only these, so that changing e.g. the query counts does not retrain the teachers.
-    """
-    chosen = {key: section.get(key) for key in COMMON_SETTINGS + KIND_SETTINGS[kind]}
-    return {**chosen, "datasets": {dataset: section["datasets"][dataset]}} if kind == "private" else chosen
 
 
 def two_class_split(files: dict, dataset: str, split: str, classes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
