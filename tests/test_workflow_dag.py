@@ -43,8 +43,9 @@ def test_dry_run_lists_every_rule():
     assert {"pf_pmf_bars", "privgene_comparison_job", "scorecard"} <= listed
     scheduled = jobs()
     assert listed - {"all"} - set(BEHIND_CHECKPOINTS) <= set(scheduled) | {"all"}, listed - set(scheduled)
+    behind = jobs(*BEHIND_CHECKPOINTS.values())  # one dry run for the four: each target is one job of its rule
     for rule, output in BEHIND_CHECKPOINTS.items():
-        assert jobs(output).get(rule) == 1, f"{rule} cannot build {output}"
+        assert behind.get(rule) == 1, f"{rule} cannot build {output}"
 
 
 def test_one_figure_builds_only_what_it_needs():
