@@ -39,6 +39,9 @@ from dpreplication.pipeline.environment import library_versions
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+SMALL_RUN = ("--max-jobs-per-timespan", "100/1s")
+"""A run of a few jobs: the workflow profile's 50/10s keeps a finished run waiting for its timer
+(measured: 15.6 s against 7.2 s for one table); scheduling every second costs nothing here."""
 MIRROR = Path(os.environ[MIRROR_ENV]) if os.environ.get(MIRROR_ENV) else None
 OPTIONAL_LIBRARIES = ("opendp", "diffprivlib", "autodp", "opacus", "torch")
 """The extras' libraries (dp-accounting is a core dependency: the privacy ledger composes with it)."""
@@ -394,7 +397,7 @@ def run_workflow(
     paths = [extra_path, str(checkout / "src") if own_package else "", os.environ.get("PYTHONPATH", "")]
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
     return subprocess.run(
-        [SNAKEMAKE, *arguments], cwd=checkout, env=environment, capture_output=True, text=True, timeout=600
+        [SNAKEMAKE, *arguments, *SMALL_RUN], cwd=checkout, env=environment, capture_output=True, text=True, timeout=600
     )
 
 

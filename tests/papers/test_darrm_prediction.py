@@ -532,6 +532,8 @@ def test_workflow_without_the_data_marks_the_cells_needing_a_download(tmp_path):
             "2",
             "--quiet",
             "rules",
+            "--max-jobs-per-timespan",  # a few jobs: no 10-s exit timer of the profile's rate limit
+            "100/1s",
             "--config",
             "profile=quick",
             "--",
