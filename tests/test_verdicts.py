@@ -246,6 +246,18 @@ def test_a_second_reading_is_refused_unless_it_reads_the_same_sentence_another_w
         load_registry(registry)
 
 
+def test_a_second_reading_of_a_second_reading_is_refused(tmp_path):
+    registry = tmp_path / "p.yaml"
+    third = (
+        SECOND_READING.split("  - id: b")[1]
+        .replace("comparison: ge", "comparison: le")
+        .replace("alternative_of: a", "alternative_of: b")
+    )
+    registry.write_text(SECOND_READING + "  - id: c" + third)
+    with pytest.raises(ValueError, match="is itself a second reading"):
+        load_registry(registry)
+
+
 def test_every_second_reading_in_the_registries_names_a_first_reading_of_its_paper():
     seconds = {
         c.id: c.alternative_of for paper in PAPERS for c in load_registry(CLAIMS / f"{paper}.yaml") if c.alternative_of
