@@ -21,7 +21,6 @@ import base64
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -29,6 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from checkout_copy import copy_checkout
 
 from dpreplication.pipeline.config import profile_config
 from dpreplication.scorecard import claims_on, evaluate_claims, load_registry
@@ -236,22 +236,6 @@ def insert(path: Path, anchor: str, text: str, *, before: bool = False) -> None:
     path.write_text(replace_once(path.read_text(), anchor, new, str(path.name)))
 
 
-def checkout(target: Path) -> Path:
-    """A copy of the checkout's source files, tracked and untracked, without outputs (tests/test_faults.py)."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=REPO,
-        capture_output=True,
-        check=True,
-    ).stdout.split(b"\0")
-    skip = ("figures/", "results/", "logs/", "benchmarks/records/", "report.html", "tests/references/")
-    for name in (n.decode() for n in listed if n):
-        if not name.startswith(skip) and (REPO / name).is_file():
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(REPO / name, target / name)
-    return target
-
-
 def add_toy_figure(copy: Path) -> None:
     """Steps 1–6 of "Adding a figure", in ``copy``, for ``toy_pmf``."""
     # 1. The computation in replications/<paper>/: keyword settings without defaults, the seed as
@@ -317,7 +301,7 @@ def recorded_job(copy: Path, path: str) -> dict:
 
 @pytest.mark.workflow
 def test_a_figure_added_as_documented_is_published_drawn_registered_and_judged(tmp_path):
-    copy = checkout(tmp_path / "checkout")
+    copy = copy_checkout(tmp_path / "checkout")
     add_toy_figure(copy)
 
     # Registered: the default target's plan computes and draws the toy; rule all requests its three

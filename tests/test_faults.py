@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from checkout_copy import copy_checkout
 
 from dpreplication.data import DATASETS, DataIntegrityError, fetch, idx, loaders, tabular
 from dpreplication.data.fetch import MIRROR_ENV
@@ -374,19 +375,7 @@ def test_every_oracle_test_skips_with_a_reason_when_its_library_is_absent(hidden
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory) -> Path:
     """A copy of the checkout's source files (no outputs), with its own data/raw and .snakemake."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=REPO,
-        capture_output=True,
-        check=True,
-    ).stdout.split(b"\0")
-    target = tmp_path_factory.mktemp("checkout")
-    skip = ("figures/", "results/", "logs/", "benchmarks/records/", "report.html", "tests/references/")
-    for name in (n.decode() for n in listed if n):
-        if not name.startswith(skip) and (REPO / name).is_file():
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(REPO / name, target / name)
-    return target
+    return copy_checkout(tmp_path_factory.mktemp("checkout"))
 
 
 def run_workflow(
