@@ -17,21 +17,28 @@ from dpreplication.plotting import published_figure
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _drawings() -> dict[str, tuple[str, list[str], str]]:
+def _drawings() -> tuple[dict[str, tuple[str, list[str], str]], dict[str, str]]:
     workflow = load_workflow(REPO / "Snakefile")
-    return {
-        Path(rule.output["png"]).relative_to("figures").with_suffix("").as_posix(): (
-            rule.params["drawing"],
-            list(rule.input["tables"]),
-            rule.input["sidecar"],
-        )
+    rules = {
+        Path(rule.output["png"]).relative_to("figures").with_suffix("").as_posix(): rule
         for rule in workflow.rules
         if rule.name.startswith("draw_")
     }
+    drawings = {
+        name: (rule.params["drawing"], list(rule.input["tables"]), rule.input["sidecar"])
+        for name, rule in rules.items()
+    }
+    captions = {
+        name: Path(report.caption.get_path_or_uri(secret_free=True)).read_text()
+        for name, rule in rules.items()
+        if (report := rule.output["png"].flags.get("report")) is not None
+    }
+    return drawings, captions
 
 
-DRAWINGS = _drawings()
-"""``{"<paper>/<name>": (plotting function, its tables, the sidecar with its arguments)}``."""
+DRAWINGS, CAPTIONS = _drawings()
+"""``{"<paper>/<name>": (plotting function, its tables, the sidecar with its arguments)}``, and
+``{"<paper>/<name>": its report caption}`` for the figures with one."""
 
 
 def figure(name: str):

@@ -157,7 +157,7 @@ def published(paper, name, kinds, caption=None, *, drawing=None, tables=None):
     (a file in workflow/report/), the table's CSV goes into the HTML report (and `snakemake --report`).
 
     A figure names its ``drawing``, a function ``"module.function"`` of dpreplication.plotting: its
-    PNG, <name>.png, is then not an output of the computing rule but of the light rule
+    PNG, <name>.png, and vector PDF, <name>.pdf, are then not outputs of the computing rule but of the light rule
     draw_<paper>_<name> (drawing.smk), which calls the function on the published ``tables`` (names
     in the same folder; default this one) and the drawing arguments in this table's sidecar; the
     caption then goes with the PNG.
@@ -165,14 +165,15 @@ def published(paper, name, kinds, caption=None, *, drawing=None, tables=None):
     paths = {kind: f"{FIGURES}/{paper}/{name}.{'ledger.csv' if kind == 'ledger' else kind}" for kind in kinds}
     register(paper, paths.values())
     if drawing is not None:
-        png = f"{FIGURES}/{paper}/{name}.png"
-        register(paper, [png])
+        png, pdf = f"{FIGURES}/{paper}/{name}.png", f"{FIGURES}/{paper}/{name}.pdf"
+        register(paper, [png, pdf])
         DRAWINGS.append(
             {
                 "paper": paper,
                 "name": name,
                 "function": drawing,
                 "png": png,
+                "pdf": pdf,
                 "sidecar": paths["json"],
                 "tables": [f"{FIGURES}/{paper}/{table}.csv" for table in (tables or [name])],
                 "caption": caption,

@@ -21,6 +21,7 @@ for _drawing in DRAWINGS:
                 if _drawing["caption"]
                 else _drawing["png"]
             ),
+            pdf=_drawing["pdf"],
         log:
             f"{LOGS}/{_drawing['paper']}/draw/{_drawing['name']}.log",
         benchmark:
@@ -31,6 +32,6 @@ for _drawing in DRAWINGS:
         params:
             drawing=_drawing["function"],
         message:
-            f"draw {_drawing['png']} with plotting.{_drawing['function']}"
+            f"draw {_drawing['png']} and its PDF with plotting.{_drawing['function']}"
         script:
             "../scripts/draw.py"

@@ -11,6 +11,7 @@ _EXPORTS = {
     "draw": "core",
     "new_figure": "core",
     "published_figure": "core",
+    "save_figure": "core",
     "save_png": "core",
     "use_style": "core",
 }

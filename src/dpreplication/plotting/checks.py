@@ -1,14 +1,20 @@
 """Checks of a drawn figure: what a reader could not see.
 
-:func:`legend_overlaps` finds data points hidden under a legend.
+:func:`legend_overlaps` finds data points hidden under a legend, :func:`hidden_series` a legend
+entry whose series other series cover, :func:`unexplained_markers` markers that neither a legend
+nor the caption explains, :func:`small_texts` and :func:`e_notation_texts` texts below the
+smallest size or in e-notation, :func:`title_problems` a break of the one titling convention.
 """
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from matplotlib.collections import PathCollection
-from matplotlib.container import BarContainer
+from matplotlib.container import BarContainer, ErrorbarContainer
 from matplotlib.lines import Line2D
+from matplotlib.text import Text
 
 
 def _axes_name(ax, index: int) -> str:
@@ -117,3 +123,205 @@ def legend_overlaps(figure) -> list[str]:
                 if hidden:
                     found.append(f"{name}: {artist} ({hidden} points under the legend)")
     return found
+
+
+MINIMUM_POINTS = 7.0
+"""The smallest text size a figure may use: legible when a 6.4-inch figure goes into one column."""
+
+E_NOTATION = re.compile(r"\d(?:\.\d+)?e[-+\u2212]?\d")
+"""A number in e-notation (``1e-03``); figures write fixed point or mathtext powers of ten."""
+
+PANEL_LETTER = re.compile(r"^\(([a-z])\) \S")
+
+
+def _texts(figure):
+    """Yield each visible, non-empty text of ``figure`` (titles, labels, ticks, annotations, legends)."""
+    figure.canvas.draw()
+    for text in figure.findobj(Text):
+        if text.get_visible() and text.get_text().strip() and text.get_figure() is not None:
+            yield text
+
+
+def small_texts(figure, minimum: float = MINIMUM_POINTS) -> list[str]:
+    """Return ``"<text> (<size> pt)"`` for each visible text of ``figure`` smaller than ``minimum`` points."""
+    return sorted(
+        {f"{t.get_text()[:30]!r} ({t.get_fontsize():g} pt)" for t in _texts(figure) if t.get_fontsize() < minimum}
+    )
+
+
+def e_notation_texts(figure) -> list[str]:
+    """Return each visible text of ``figure`` that writes a number in e-notation (``1e-03``)."""
+    return sorted({t.get_text() for t in _texts(figure) if E_NOTATION.search(t.get_text().replace("\n", " "))})
+
+
+def main_panels(figure) -> list:
+    """Return the visible panels of ``figure``: its axes that are neither colour bars nor insets."""
+    return [
+        ax
+        for ax in figure.get_axes()
+        if ax.get_visible() and ax.get_label() != "<colorbar>" and getattr(ax, "_colorbar", None) is None
+    ]
+
+
+def title_problems(figure) -> list[str]:
+    """Return how ``figure`` breaks the titling convention, one line per problem.
+
+    The convention: one figure title (``figure.suptitle``), which names the spec's figure first
+    where the figure reproduces one (``"Fig. 3: …"``, ``"F2: …"``); a figure of several panels
+    letters each panel's title ``"(a) …"``, ``"(b) …"`` in reading order; a single panel has no
+    title of its own.
+    """
+    problems = []
+    if not figure.get_suptitle().strip():
+        problems.append("no figure title (figure.suptitle)")
+    panels = main_panels(figure)
+    titles = [" ".join(ax.get_title(loc) for loc in ("left", "center", "right")).strip() for ax in panels]
+    if len(panels) == 1:
+        if titles[0]:
+            problems.append(f"a single panel titled {titles[0]!r}: the figure title says it")
+        return problems
+    for index, title in enumerate(titles):
+        letter = PANEL_LETTER.match(title)
+        if letter is None or letter.group(1) != "abcdefghijklmnopqrstuvwxyz"[index]:
+            problems.append(f"panel {index + 1} titled {title!r}, not '({'abcdefghijklmnopqrstuvwxyz'[index]}) …'")
+    return problems
+
+
+def _legends(figure) -> list:
+    """Return the visible legends of ``figure``: its panels' and its own."""
+    legends = [ax.get_legend() for ax in figure.get_axes() if ax.get_legend() is not None] + list(figure.legends)
+    return [legend for legend in legends if legend.get_visible()]
+
+
+def _data_artists(figure) -> list:
+    """Return the visible lines, collections and patches of ``figure``'s panels, insets included.
+
+    Error bars' caps are left out: they mark an interval's ends, which the caption explains.
+    """
+    axes = [ax for panel in main_panels(figure) for ax in (panel, *panel.child_axes)]
+    caps = {id(cap) for ax in axes for c in ax.containers if isinstance(c, ErrorbarContainer) for cap in c.lines[1]}
+    artists = (a for ax in axes for a in (*ax.get_lines(), *ax.collections, *ax.patches))
+    return [a for a in artists if a.get_visible() and id(a) not in caps]
+
+
+VISIBLE_CHANGE = 48
+"""A pixel changes for a reader when one of its channels moves by more than this (of 255): an
+anti-aliased edge blended over another colour does not."""
+
+
+def _render(figure) -> np.ndarray:
+    """Return ``figure``'s pixels (RGB) as drawn now."""
+    figure.canvas.draw()
+    return np.asarray(figure.canvas.buffer_rgba())[..., :3].astype(np.int16)
+
+
+def _changed(before: np.ndarray, after: np.ndarray) -> int:
+    """Return how many pixels a reader sees change between two renders (:data:`VISIBLE_CHANGE`)."""
+    return int(np.count_nonzero(np.abs(before - after).max(axis=-1) > VISIBLE_CHANGE))
+
+
+def _showing(artists, visible: bool) -> None:
+    for artist in artists:
+        artist.set_visible(visible)
+
+
+def hidden_series(figure, visible_share: float = 0.1, dpi: float = 50) -> list[str]:
+    """Return the legend entries whose series a reader cannot see, one line each.
+
+    An entry's series is every visible data artist of the figure's panels with its label. It is
+    hidden when removing it changes fewer than ``visible_share`` of the pixels it paints with the
+    panels' other data removed: the other series cover the rest. The figure is rendered at
+    ``dpi``, its layout frozen, without its texts, legends and axes (a legend over data is
+    :func:`legend_overlaps`' to find), and given them back.
+    """
+    legends = _legends(figure)
+    labels = {text.get_text() for legend in legends for text in legend.get_texts()}
+    artists = _data_artists(figure)
+    texts = [text for text in figure.findobj(Text) if text.get_visible()]
+    framed = [ax for ax in figure.get_axes() if ax.axison]
+    own_dpi, own_layout = figure.get_dpi(), figure.get_layout_engine()
+    figure.set_dpi(dpi)
+    figure.canvas.draw()
+    figure.set_layout_engine("none")  # the panels stay where they are when the texts go
+    _showing([*texts, *legends], False)  # text is most of a render's time, and covers no series here
+    for ax in framed:
+        ax.set_axis_off()
+    try:
+        everything = _render(figure)
+        _showing(artists, False)
+        nothing = _render(figure)
+        hidden = []
+        for label in sorted(labels):
+            series = [artist for artist in artists if artist.get_label() == label]
+            if not series:
+                continue
+            _showing(series, True)
+            painted = _changed(_render(figure), nothing)
+            _showing(artists, True)
+            _showing(series, False)
+            seen = _changed(everything, _render(figure))
+            _showing(artists, False)
+            if painted and seen < visible_share * painted:
+                hidden.append(f"{label}: {seen} of the {painted} pixels it paints show")
+        return hidden
+    finally:
+        _showing([*artists, *texts, *legends], True)
+        for ax in framed:
+            ax.set_axis_on()
+        figure.set_layout_engine(own_layout)
+        figure.set_dpi(own_dpi)
+
+
+KEY_ARTISTS = (Line2D, PathCollection)
+"""What a legend key draws that can carry a marker."""
+
+
+def _marker_style(artist) -> tuple[str, bool] | None:
+    """Return ``(marker, hollow)`` of a line's or a scatter's markers, or None where it draws none."""
+    if isinstance(artist, Line2D):
+        marker = artist.get_marker()
+        if marker in (None, "", " ", "None", "none") or not len(artist.get_xydata()):
+            return None
+        face = artist.get_markerfacecolor()
+        return str(marker), artist.get_fillstyle() == "none" or (isinstance(face, str) and face.lower() == "none")
+    if isinstance(artist, PathCollection) and len(artist.get_offsets()):
+        faces = artist.get_facecolors()
+        return f"path{len(artist.get_paths()[0].vertices) if artist.get_paths() else 0}", not len(faces) or bool(
+            (np.asarray(faces)[:, 3] == 0).all()
+        )
+    return None
+
+
+def unexplained_markers(figure, caption: str = "") -> list[str]:
+    """Return each marker style of ``figure``'s data that neither a legend nor the ``caption`` explains.
+
+    A marker style is the marker and whether it is hollow. It is explained when a legend key of
+    the figure draws the same style (any line or scatter a key draws: an error bar's key draws
+    its marker over its bar), or when ``caption`` (the figure's report caption) names
+    it: the marker's name (``"triangle"``, ``"hollow"``, ``"dots"``) as :data:`MARKER_NAMES` lists.
+    """
+    keys = (key for legend in _legends(figure) for key in legend.findobj(lambda a: isinstance(a, KEY_ARTISTS)))
+    legend_styles = {style for key in keys if (style := _marker_style(key))}
+    used = {style for artist in _data_artists(figure) if (style := _marker_style(artist))}
+    words = caption.lower()
+    return sorted(
+        f"{marker}{' (hollow)' if hollow else ''}"
+        for marker, hollow in used - legend_styles
+        if not any(name in words for name in MARKER_NAMES.get(marker, ())) or (hollow and "hollow" not in words)
+    )
+
+
+MARKER_NAMES = {
+    "o": ("circle", "dot"),
+    "v": ("triangle",),
+    "^": ("triangle",),
+    "s": ("square",),
+    "D": ("diamond",),
+    "x": ("cross",),
+    "X": ("cross",),
+    "*": ("star",),
+    "|": ("tick", "bar"),
+    "_": ("tick", "dash"),
+    ".": ("dot", "point"),
+}
+"""Words a caption may use for a marker (matplotlib's code -> names)."""

@@ -1,4 +1,4 @@
-"""Deterministic figure output: committed style, no volatile PNG metadata."""
+"""Deterministic figure output: committed style, a PNG and a vector PDF with no volatile metadata."""
 
 from __future__ import annotations
 
@@ -33,6 +33,17 @@ def save_png(figure, path: str | Path) -> Path:
     return Path(path)
 
 
+def save_figure(figure, png: str | Path, pdf: str | Path) -> tuple[Path, Path]:
+    """Save ``figure`` as a PNG (for the screen) and a vector PDF (for a paper), then close it.
+
+    Neither file's bytes depend on when or where it was written: the PNG has no software tag and
+    the PDF no creator, producer or date (its fonts are embedded as TrueType, ``pdf.fonttype: 42``
+    in the committed style, so that its text stays text).
+    """
+    figure.savefig(pdf, format="pdf", metadata={"Creator": None, "Producer": None, "CreationDate": None})
+    return save_png(figure, png), Path(pdf)
+
+
 def published_figure(function: str, tables, sidecar: str | Path):
     """Return a published figure as its drawing rule draws it: ``function`` on its ``tables``.
 
@@ -50,6 +61,6 @@ def published_figure(function: str, tables, sidecar: str | Path):
     return drawing_function(*(pd.read_csv(table) for table in tables), **arguments)
 
 
-def draw(function: str, tables, sidecar: str | Path, png: str | Path) -> Path:
-    """Draw a published figure (:func:`published_figure`) and save it to ``png``."""
-    return save_png(published_figure(function, tables, sidecar), png)
+def draw(function: str, tables, sidecar: str | Path, png: str | Path, pdf: str | Path) -> tuple[Path, Path]:
+    """Draw a published figure (:func:`published_figure`) and save it to ``png`` and ``pdf``."""
+    return save_figure(published_figure(function, tables, sidecar), png, pdf)

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from dpreplication.plotting.core import new_figure
+from dpreplication.plotting.labels import figure_title, number, panel_title
 
 _EXACT_MARKERS = {"EM = RNM-Gumbel": ("v", -0.31), "RNM-Laplace": ("^", 0.31)}
 """Exact pmfs other than the reference: (marker, x offset), each on its own side of the bar."""
@@ -20,7 +21,7 @@ _EXACT_DASHES = ((0, (5, 2)), (0, (1, 1.5)), (0, (6, 2, 1.5, 2)), (0, (2, 2)))
 def pmf_bars(data: pd.DataFrame, reference: str = "P&F = RNM-Exp"):
     """Exact reference pmf as bars, sampled frequencies with error bars, other exact pmfs as markers.
 
-    One panel per ε.
+    One panel per ε; F1 of the spec.
 
     Parameters
     ----------
@@ -37,7 +38,7 @@ def pmf_bars(data: pd.DataFrame, reference: str = "P&F = RNM-Exp"):
         )
     epsilons = sorted(data.epsilon.unique())
     figure, axes = new_figure(1, len(epsilons), width=3.6 * len(epsilons), height=3.4)
-    for ax, epsilon in zip(axes[0], epsilons):
+    for index, (ax, epsilon) in enumerate(zip(axes[0], epsilons)):
         panel = data[data.epsilon == epsilon]
         exact = panel[panel.kind == "exact"]
         sampled = panel[panel.kind == "sampled"]
@@ -70,16 +71,19 @@ def pmf_bars(data: pd.DataFrame, reference: str = "P&F = RNM-Exp"):
                     zorder=3,
                     label=f"{series} (exact)",
                 )
-        ax.set_title(f"ε = {epsilon:g}")
+        if len(epsilons) > 1:
+            panel_title(ax, index, f"ε = {number(epsilon)}")
         ax.set_xlabel("output item r")
         ax.set_xticks(sorted(base.item))
     axes[0][0].set_ylabel("P(output = r)")
     axes[0][-1].legend(loc="upper right")
+    single = f", ε = {number(epsilons[0])}" if len(epsilons) == 1 else ""
+    figure_title(figure, f"F1: exact {reference} pmf, sampled frequencies and the other exact pmfs{single}")
     return figure
 
 
 def tv_convergence(data: pd.DataFrame):
-    """Log–log TV(empirical, exact) against n: sampled series, a shaded null band, exact TV lines.
+    """F2 of the spec: log–log TV(empirical, exact) against n: sampled series, a shaded null band, exact TV lines.
 
     The exact TV lines are black, told apart by their dashes in the legend (below the axes).
 
@@ -106,11 +110,12 @@ def tv_convergence(data: pd.DataFrame):
     ax.set_ylabel("TV(empirical, exact P&F pmf)")
     handles, labels = ax.get_legend_handles_labels()
     figure.legend(handles, labels, loc="outside lower center", ncol=3)  # covers no point
+    figure_title(figure, "F2: TV between the empirical and the exact P&F pmf against the number of draws")
     return figure
 
 
 def pp_plot(data: pd.DataFrame):
-    """Empirical frequency against exact P&F probability (log–log), inset against exact EM.
+    """F3 of the spec: empirical frequency against exact P&F probability (log–log), inset against exact EM.
 
     Parameters
     ----------
@@ -129,12 +134,13 @@ def pp_plot(data: pd.DataFrame):
     ax.set_xlabel("exact P&F probability")
     ax.set_ylabel("empirical frequency")
     ax.legend(loc="upper left")
-    inset = ax.inset_axes([0.58, 0.08, 0.38, 0.38])
+    inset = ax.inset_axes([0.6, 0.14, 0.36, 0.34])
     for _series, rows in positive.groupby("series", sort=False):
         inset.scatter(rows.exact_em, rows.empirical, s=4, alpha=0.8)
     inset.plot([lo, 1], [lo, 1], color="k", lw=0.6)
     inset.set_xscale("log")
     inset.set_yscale("log")
     inset.set_xlabel("exact EM probability", fontsize=7)
-    inset.tick_params(labelsize=6)
+    inset.tick_params(labelsize=7)
+    figure_title(figure, "F3: P–P plot, empirical frequency against exact P&F probability")
     return figure

@@ -16,6 +16,7 @@ from matplotlib import ticker
 
 from dpreplication.docstrings import parameter_entries, shared_parameters
 from dpreplication.plotting.core import new_figure
+from dpreplication.plotting.labels import figure_title, number, panel_title
 
 _LINESTYLES = {"truncated_laplace": "-", "laplace": "--", "analytic_gaussian": ":", "classic_gaussian": "-."}
 _COLOURS = {
@@ -28,6 +29,11 @@ RATIO_SYMBOLS = {
     "amplitude_ratio": "$R_V$ = E|X| (trunc. Laplacian) / E|X| (analytic Gaussian)",
     "power_ratio": "$R_D$ = E X² (trunc. Laplacian) / E X² (analytic Gaussian)",
 }
+RATIO_FIGURES = {
+    "amplitude_ratio": ("Fig. 2", "noise-amplitude ratio $R_V$"),
+    "power_ratio": ("Fig. 3", "noise-power ratio $R_D$"),
+}
+"""The paper's figure of each cost ratio (its panel (a) the curves, (b) the map) and what it shows."""
 
 
 _PARAMETERS = parameter_entries(
@@ -38,18 +44,18 @@ _PARAMETERS = parameter_entries(
 )
 
 
-def delta_label(delta: float) -> str:
-    """``δ = 1e-6`` for powers of ten, ``δ = 0.05`` otherwise."""
-    exponent = math.log10(delta)
-    if abs(exponent - round(exponent)) < 1e-9:
-        return f"δ = 1e{int(round(exponent))}"
-    return f"δ = {delta:g}"
+def _ratio_title(column: str, panel: str, what: str) -> str:
+    """Return the title of ``panel`` (``"a"``, ``"b"``) of the paper's figure of ``column``: ``"Fig. 2(a): …"``."""
+    if column not in RATIO_FIGURES:
+        return f"{column.replace('_', ' ')} {what}"
+    figure_id, name = RATIO_FIGURES[column]
+    return f"{figure_id}({panel}): {name} {what}"
 
 
 def _plain_log_ticks(axis, values) -> None:
     """Label a log axis at ``values`` with plain numbers (no minor labels)."""
     axis.set_major_locator(ticker.FixedLocator(sorted(set(values))))
-    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: number(v)))
     axis.set_minor_formatter(ticker.NullFormatter())
 
 
@@ -92,7 +98,7 @@ def density_overlay(data: pd.DataFrame, annotations: pd.DataFrame):
     ax.fill_between(region.x, 0.0, region.density, color=_COLOURS["truncated_laplace"], alpha=0.3, lw=0)
     peak = float(region.density.max())
     ax.annotate(
-        f"mass δ = {notes['delta_region_mass']:.3g}\non [A − Δ, A]",
+        f"mass δ = {number(notes['delta_region_mass'])}\non [A − Δ, A]",
         xy=(0.5 * (notes["delta_region_lower"] + notes["delta_region_upper"]), 0.5 * peak),
         xytext=(0.0, 45.0),
         textcoords="offset points",
@@ -102,11 +108,14 @@ def density_overlay(data: pd.DataFrame, annotations: pd.DataFrame):
     )
     for sign in (-1, 1):
         ax.axvline(sign * notes["bound"], color="0.5", lw=0.6, ls="--")
-    ax.text(notes["bound"], ax.get_ylim()[1] * 0.97, f" A = {notes['bound']:.4g}", va="top", ha="left", fontsize=8)
+    ax.text(
+        notes["bound"], ax.get_ylim()[1] * 0.97, f" A = {number(notes['bound'], 4)}", va="top", ha="left", fontsize=8
+    )
     ax.set_xlabel("noise x")
     ax.set_ylabel("density")
     ax.set_ylim(bottom=0)
     ax.legend(loc="upper left")
+    figure_title(figure, "Fig. 1: the truncated-Laplacian density, with the Laplace and analytic-Gaussian densities")
     return figure
 
 
@@ -123,7 +132,7 @@ def ratio_lines(data: pd.DataFrame, column: str):
     figure, axes = new_figure(width=6.0, height=4.0)
     ax = axes[0][0]
     for delta, rows in data.groupby("delta", sort=False):
-        ax.plot(rows.epsilon, rows[column], label=delta_label(delta))
+        ax.plot(rows.epsilon, rows[column], label=f"δ = {number(delta)}")
     ax.axhline(1.0, color="k", ls="--", lw=0.9, label="ratio = 1 (break-even)")
     ax.set_xscale("log")
     ax.set_ylim(0.0, 1.22)
@@ -131,6 +140,7 @@ def ratio_lines(data: pd.DataFrame, column: str):
     ax.set_xlabel("ε")
     ax.set_ylabel(RATIO_SYMBOLS.get(column, column))
     ax.legend(loc="upper center", ncol=4, fontsize=7)
+    figure_title(figure, _ratio_title(column, "a", "against ε, one curve per δ"))
     return figure
 
 
@@ -175,11 +185,32 @@ def ratio_heatmap(data: pd.DataFrame, column: str, levels=(0.2, 0.3, 0.4, 0.5, 0
     ax.set_ylabel("log10 δ")
     colourbar = figure.colorbar(mesh, ax=ax)
     colourbar.set_label(RATIO_SYMBOLS.get(column, column), fontsize=7.5)
+    figure_title(figure, _ratio_title(column, "b", "over ε and δ"))
     return figure
+
+
+def _widths_apart(curves: list, width: float = 1.4, step: float = 1.2, tolerance: float = 0.01) -> list[float]:
+    """Return a line width per curve (in drawing order) that leaves every curve visible where curves coincide.
+
+    A curve is ``step`` points wider than ``width`` for each later-drawn curve that coincides with it
+    (the same number of points, none of them further apart than ``tolerance``, in data units), so
+    that coinciding curves are drawn wide underneath, narrow on top, each showing as an edge of the
+    one above.
+    """
+    curves = [np.asarray(curve, float) for curve in curves]
+    close = [
+        sum(
+            1 for later in curves[i + 1 :] if len(later) == len(curve) and np.nanmax(np.abs(curve - later)) <= tolerance
+        )
+        for i, curve in enumerate(curves)
+    ]
+    return [width + step * count for count in close]
 
 
 def bound_gap(data: pd.DataFrame):
     """E1: reconstructed lower bound over upper bound against ε, per δ, with the δ → 0 limit curves.
+
+    Curves of δ that coincide (the small δ) are drawn from wide (first) to narrow, so that each shows.
 
     Parameters
     ----------
@@ -192,9 +223,12 @@ def bound_gap(data: pd.DataFrame):
         ("amplitude", "$V_{low}$ / $V_{up}$  ($V_{low}$ reconstructed)", "δ → 0 limit ε/(e^ε − 1)"),
         ("power", "$D_{low}$ / $D_{up}$  ($D_{low}$ reconstructed)", "δ → 0 limit ε²(e^ε + 1)/(2(e^ε − 1)²)"),
     )
-    for ax, (quantity, ylabel, limit_label) in zip(axes[0], panels):
-        for delta, rows in data.groupby("delta", sort=False):
-            ax.plot(rows.epsilon, rows[f"{quantity}_bound_ratio"], label=delta_label(delta))
+    for index, (ax, (quantity, ylabel, limit_label)) in enumerate(zip(axes[0], panels)):
+        curves = [rows.sort_values("epsilon") for _, rows in data.groupby("delta", sort=False)]
+        widths = _widths_apart([rows[f"{quantity}_bound_ratio"].to_numpy(float) for rows in curves])
+        for rows, width in zip(curves, widths):
+            delta = rows.delta.iloc[0]
+            ax.plot(rows.epsilon, rows[f"{quantity}_bound_ratio"], lw=width, label=f"δ = {number(delta)}")
         limit = data.drop_duplicates("epsilon").sort_values("epsilon")
         ax.plot(limit.epsilon, limit[f"{quantity}_bound_ratio_limit"], color="k", ls="--", lw=1.0, label=limit_label)
         ax.set_xscale("log")
@@ -202,6 +236,8 @@ def bound_gap(data: pd.DataFrame):
         ax.set_xlabel("ε")
         ax.set_ylabel(ylabel)
         ax.legend(loc="lower left", fontsize=7)
+        panel_title(ax, index, f"{quantity}: {ylabel.split('  ')[0]}")
+    figure_title(figure, "E1: reconstructed lower bound over upper bound against ε, per δ, with the δ → 0 limits")
     return figure
 
 
@@ -252,11 +288,13 @@ def lp_optimum(data: pd.DataFrame):
         _plain_log_ticks(axes[1][j].xaxis, panel.epsilon)
         ratios = panel.upper_over_value
         _plain_log_ticks(axes[1][j].yaxis, [t for t in (1, 1.2, 1.5, 2, 3, 5, 10, 20, 50) if t <= 1.1 * ratios.max()])
-        axes[0][j].set_title(f"{names[cost][0]} at δ = {panel.delta.iloc[0]:g}")
+        panel_title(axes[0][j], j, f"{names[cost][0]} at δ = {number(panel.delta.iloc[0])}")
+        panel_title(axes[1][j], len(costs) + j, f"{names[cost][0]}: truncated Laplacian over each estimate")
         axes[0][j].set_ylabel(f"noise {names[cost][0]}")
         axes[1][j].set_ylabel(f"{names[cost][1]}  (1 = optimal)")
         axes[1][j].set_xlabel("ε")
     axes[0][0].legend(loc="lower left", fontsize=7)
+    figure_title(figure, "E2: the optimal noise bracketed: lower bounds ≤ V* (D*) ≤ truncated Laplacian, against ε")
     return figure
 
 
@@ -282,7 +320,7 @@ def monte_carlo_moments(data: pd.DataFrame, width: float = 3.0):
     samplers = list(dict.fromkeys(data.sampler))
     offsets = dict(zip(samplers, np.linspace(-0.15, 0.15, len(samplers)) if len(samplers) > 1 else [0.0]))
     exact = {"amplitude": "$V_{up}$ = E|X|", "power": "$D_{up}$ = E X²"}
-    for ax, moment in zip(axes[:, 0], moments):
+    for index, (ax, moment) in enumerate(zip(axes[:, 0], moments)):
         panel = data[data.moment == moment]
         for sampler, rows in panel.groupby("sampler", sort=False):
             x = [position[p] + offsets[sampler] for p in zip(rows.epsilon, rows.delta)]
@@ -297,10 +335,15 @@ def monte_carlo_moments(data: pd.DataFrame, width: float = 3.0):
             )
         ax.axhline(0.0, color="k", lw=0.9)
         ax.set_ylabel(f"empirical / exact − 1\n({exact.get(moment, moment)})")
-    axes[0][0].legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(samplers), frameon=False)
+        if len(moments) > 1:
+            panel_title(ax, index, f"{moment}: {exact.get(moment, moment)}")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside lower center", ncol=len(samplers))
     axes[-1][0].set_xticks(range(len(points)))
-    axes[-1][0].set_xticklabels([f"ε={e:g}\n{delta_label(d)[4:]}" for e, d in points], fontsize=6.5)
-    axes[-1][0].set_xlabel(f"(ε, δ); bars = ±{width:g} standard errors")
+    axes[-1][0].set_xticklabels([f"ε={number(e)}\n{number(d)}" for e, d in points], fontsize=7)
+    axes[-1][0].set_xlabel(f"(ε, δ); bars = ±{number(width)} standard errors")
+    single = f", {moments[0]}: {exact.get(moments[0], moments[0])}" if len(moments) == 1 else ""
+    figure_title(figure, f"E3: Monte Carlo moments against the closed forms{single}")
     return figure
 
 
@@ -322,7 +365,7 @@ def privacy_audit(data: pd.DataFrame):
         ax = axes[k // ncols][k % ncols]
         panel = data[(data.epsilon == epsilon) & (data.delta == delta)]
         for eps_prime, rows in panel.groupby("epsilon_prime", sort=False):
-            name = "ε' = ε" if eps_prime == epsilon else f"ε' = {eps_prime / epsilon:g}ε"
+            name = "ε' = ε" if eps_prime == epsilon else f"ε' = {number(eps_prime / epsilon)}ε"
             front = 3 if eps_prime == epsilon else 2  # the guarantee's own curve stays visible where they coincide
             (line,) = ax.plot(rows["shift"], rows.hockey_stick_exact, zorder=front, label=f"exact, {name}")
             ax.plot(
@@ -337,13 +380,17 @@ def privacy_audit(data: pd.DataFrame):
             )
         ax.axhline(delta, color="k", ls="--", lw=0.8, label="δ")
         ax.set_yscale("log", nonpositive="mask")
-        ax.set_title(f"ε = {epsilon:g}, {delta_label(delta)}")
+        calibration = f"ε = {number(epsilon)}, δ = {number(delta)}"
+        if len(cases) > 1:
+            panel_title(ax, k, calibration)
         ax.set_xlabel("shift d (Δ = 1)")
         ax.set_ylabel(r"$H_{\varepsilon'}(d)$")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside upper center", ncol=len(labels))
+    figure.legend(handles, labels, loc="outside lower center", ncol=len(labels))  # below: the title is above
     for k in range(len(cases), nrows * ncols):
         axes[k // ncols][k % ncols].set_visible(False)
+    single = f", {calibration}" if len(cases) == 1 else ""
+    figure_title(figure, f"E4: hockey-stick divergence against the shift d, by quadrature and exact{single}")
     return figure
 
 
@@ -366,7 +413,10 @@ def privacy_profiles(data: pd.DataFrame):
     ax.set_ylim(max(float(positive.min()), delta * 1e-6) / 2, 1.5)
     ax.set_xlabel("ε'")
     ax.set_ylabel(r"δ(ε') = $H_{\varepsilon'}(\Delta)$")
-    ax.set_title(f"all calibrated to ε = {epsilon:g}, {delta_label(delta)}; Laplace is 0 for ε' ≥ ε")
+    figure_title(
+        figure,
+        f"E5: privacy profiles, all calibrated to ε = {number(epsilon)}, δ = {number(delta)}; Laplace is 0 for ε' ≥ ε",
+    )
     ax.legend(loc="upper right")
     return figure
 
@@ -394,12 +444,12 @@ def small_epsilon_limit(data: pd.DataFrame):
             color=line.get_color(),
             ls="--",
             lw=0.9,
-            label=f"ε → 0 limit {limit:.5f} (≈ {small} = {small_delta:.5f} as δ → 0)",
+            label=f"ε → 0 limit {number(limit, 5)} (≈ {small} = {number(small_delta, 5)} as δ → 0)",
         )
     ax.set_xscale("log")
     ax.set_ylim(0.0, 1.0)
     ax.set_xlabel("ε")
     ax.set_ylabel("truncated Laplacian / analytic Gaussian")
-    ax.set_title(delta_label(float(data.delta.iloc[0])))
+    figure_title(figure, f"E7: $R_V$ and $R_D$ as ε → 0, at δ = {number(float(data.delta.iloc[0]))}")
     ax.legend(loc="lower left", fontsize=7)
     return figure

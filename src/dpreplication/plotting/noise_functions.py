@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from dpreplication.plotting.core import new_figure
+from dpreplication.plotting.labels import figure_title, number, panel_title
 
 _OPT_STYLE = dict(
     label=r"$\gamma_{opt}$ (Ours)", color="#D62728", marker="o", mfc="none", mew=1.2, ls="-", lw=1.8, ms=7, zorder=5
@@ -53,30 +54,17 @@ def _style(series: str) -> dict:
     return SERIES_STYLE.get(series, dict(label=series, marker="o", ls="-"))
 
 
-def _math_number(value: float) -> str:
-    r"""Return ``value`` for mathtext: ``0.1``, ``3``, ``10^{-5}``, ``2.5\times10^{-6}``.
-
-    ``f"{value:g}"`` inside ``$…$`` would render ``1e-05`` as the subtraction "1e − 05".
-    """
-    text = f"{value:g}"
-    if "e" not in text:
-        return text
-    mantissa, exponent = text.split("e")
-    power = rf"10^{{{int(exponent)}}}"
-    return power if mantissa == "1" else rf"{mantissa}\times{power}"
-
-
 def _setting(rows: pd.DataFrame) -> str:
     """``K=…, ε=…, Δ=…`` of a table (one setting per figure)."""
     first = rows.iloc[0]
     Delta = float(first.Delta)
     delta = r", $\delta=1-(1-\Delta)^m$" if Delta > 0 else r", $\delta=0$"
-    epsilon = _math_number(float(first.epsilon))
-    return rf"$K={int(first.K)}$, $\epsilon={epsilon}$, $\Delta={_math_number(Delta)}${delta}"
+    epsilon = number(float(first.epsilon), in_math=True)
+    return rf"$K={int(first.K)}$, $\epsilon={epsilon}$, $\Delta={number(Delta, in_math=True)}${delta}"
 
 
 def gamma_shapes(data: pd.DataFrame, ncols: int = 3):
-    """γ(l) against the vote count l, one panel per m (titled "m = …"), one line per series.
+    """γ(l) against the vote count l, one panel per m (titled "(a) m = …"), one line per series.
 
     The constant γ of randomized response (dotted) is labelled with its value in each panel.
 
@@ -103,7 +91,7 @@ def gamma_shapes(data: pd.DataFrame, ncols: int = 3):
             if series == "const":  # name the dotted line where it is: its constant value, at the right end
                 value = float(rows.gamma.iloc[-1])
                 ax.annotate(
-                    rf"$\gamma_{{const}}={value:.3g}$",
+                    rf"$\gamma_{{const}}={number(value, in_math=True)}$",
                     (K, value),
                     xytext=(0, -6),  # below the line, clear of its markers
                     textcoords="offset points",
@@ -112,7 +100,8 @@ def gamma_shapes(data: pd.DataFrame, ncols: int = 3):
                     fontsize=7,
                     color=style.get("color"),
                 )
-        ax.set_title(f"m = {m:g}")
+        if len(ms) > 1:
+            panel_title(ax, index, f"m = {number(m)}")
         ax.set_xlim(-0.02 * K, 1.02 * K)
         ax.set_ylim(-0.04, 1.06)
         if K <= 21:
@@ -128,16 +117,22 @@ def gamma_shapes(data: pd.DataFrame, ncols: int = 3):
         for handle, label in zip(*ax.get_legend_handles_labels()):
             entries.setdefault(label, handle)
     figure.legend(list(entries.values()), list(entries), loc="outside lower center", ncol=len(entries))
-    figure.suptitle(f"{data.figure.iloc[0]}: shape of γ, {_setting(data)}", fontsize=9)
+    single = f", $m={number(ms[0], in_math=True)}$" if len(ms) == 1 else ""  # a single panel: the title says it
+    figure_title(figure, f"{data.figure.iloc[0]}: shape of γ, {_setting(data)}{single}")
     return figure
 
 
-def _error_panel(ax, panel: pd.DataFrame, annotate: bool, log_y: bool = False, points: bool = False) -> None:
+VALUE_DIGITS = 3
+"""Significant digits of the value written above each error bar (:func:`~dpreplication.plotting.labels.number`)."""
+
+
+def _error_panel(ax, panel: pd.DataFrame, annotate: bool, log_y: bool = False, points: bool = False) -> list:
     """Draw E(DaRRM_γ) ± std per m (x) and series: bars, or points with std bars where ``points``.
 
     A bar's length means nothing on a log axis, so a log panel should be drawn with ``points``;
-    there a lower std end at or below zero stops at the axis, and a zero mean is a hollow marker
-    on the axis.
+    there a lower std end at or below zero stops at the axis, and a zero mean is a hollow circle
+    on the axis. Where ``annotate``, each mean is written above its std bar, horizontally; return
+    these value labels, each as ``(text, its slot's width in data units)``.
     """
     ms = list(dict.fromkeys(panel.m))
     series_list = list(dict.fromkeys(panel.series))
@@ -147,6 +142,7 @@ def _error_panel(ax, panel: pd.DataFrame, annotate: bool, log_y: bool = False, p
     positive = panel.error_mean[panel.error_mean > 0]
     log_y = bool(log_y and len(positive))
     bottom = float(positive.min()) / 3 if log_y else 0.0
+    values = []
     for i, series in enumerate(series_list):
         rows = panel[panel.series == series].set_index("m").loc[ms]
         style = _style(series)
@@ -184,20 +180,18 @@ def _error_panel(ax, panel: pd.DataFrame, annotate: bool, log_y: bool = False, p
             )
         if annotate:
             for position, value, spread in zip(positions, mean, std):
-                text = "0" if value == 0 else (f"{value:.3f}" if value >= 1e-3 else f"{value:.0e}")
-                anchor = max(value + spread, bottom) if points else value  # above a point's std bar
-                ax.annotate(
-                    text,
-                    (position, anchor),
-                    xytext=(0, 5 if points else 2),  # clear of a point's marker
+                text = ax.annotate(
+                    number(value, VALUE_DIGITS, keep_zeros=True),
+                    (position, max(value + spread, bottom)),  # above the std bar
+                    xytext=(0, 3),
                     textcoords="offset points",
                     ha="center",
                     va="bottom",
-                    rotation=90,
-                    fontsize=5.5,
+                    fontsize=7,
                     color="0.25",
                 )
-    ax.set_xticks(x, [f"m = {m:g}" for m in ms])
+                values.append((text, width))
+    ax.set_xticks(x, [f"m = {number(m)}" for m in ms])
     if points:
         ax.set_xlim(-0.5, len(ms) - 0.5)
         for boundary in x[1:] - 0.5:  # the groups of m apart, as the bars' gaps did
@@ -208,13 +202,45 @@ def _error_panel(ax, panel: pd.DataFrame, annotate: bool, log_y: bool = False, p
     else:
         height = top * 1.22 if top > 0 else 1.0
         ax.set_ylim(-0.03 * height if points else 0.0, height)  # a point at 0 is drawn whole
+    return values
+
+
+FIT_SHARE = 0.9
+"""A value label is written horizontally when it takes at most this share of its slot's width (a gap to the next)."""
+
+
+def _upright_unless_they_fit(figure, values: list) -> None:
+    """Turn every value label of ``figure`` upright (90°), unless each fits its slot horizontally.
+
+    ``values`` holds ``(text, slot width in data units)``; a label fits when it is at most
+    :data:`FIT_SHARE` of its slot wide. The figure is laid out first, so that the slots' widths
+    on the page are final. One orientation for the whole figure.
+    """
+    if (engine := figure.get_layout_engine()) is not None:
+        engine.execute(figure)
+    renderer = figure.canvas.get_renderer()
+
+    def slot(text, width: float) -> float:
+        x0, x1 = text.axes.transData.transform([(0.0, 1.0), (width, 1.0)])[:, 0]
+        return abs(x1 - x0)
+
+    if any(text.get_window_extent(renderer).width > FIT_SHARE * slot(text, width) for text, width in values):
+        for text, _ in values:
+            text.set_rotation(90)
+
+
+def _prior_title(prior: str, log_y) -> str:
+    """Return what the panel of the actual ``prior`` shows: the prior, and its log scale where ``prior in log_y``."""
+    return PRIOR_TITLES.get(prior, f"actual prior {prior}") + (" (log scale)" if prior in log_y else "")
 
 
 def ensemble_errors(data: pd.DataFrame, log_y=LOG_Y_PRIORS):
     """Draw E(DaRRM_γ) (mean ± std over repeats) per m and series; one panel per actual prior.
 
     Bars, unless a panel has a log y axis (on which a bar's length means nothing): then every
-    panel shows points with std bars, as the paper's error plots do.
+    panel shows points with std bars, as the paper's error plots do. Each mean is written above
+    its std bar, horizontally where every such label fits its bar's width, else upright. A single
+    panel's prior goes into the figure title; several panels are titled "(a) <prior>", ….
 
     Parameters
     ----------
@@ -230,11 +256,12 @@ def ensemble_errors(data: pd.DataFrame, log_y=LOG_Y_PRIORS):
     panel_width = max(3.0, 0.22 * n_ms * n_series + 1.2)
     figure, axes = new_figure(1, len(priors), width=max(6.4, panel_width * len(priors)), height=4.0)
     points = any(prior in log_y for prior in priors)  # a log panel has no bars: then no panel has
-    for ax, prior in zip(axes[0], priors):
+    values = []
+    for index, (ax, prior) in enumerate(zip(axes[0], priors)):
         panel = data[data.actual_prior == prior]
-        _error_panel(ax, panel, annotate=True, log_y=prior in log_y, points=points)
-        title = PRIOR_TITLES.get(prior, f"actual prior {prior}")
-        ax.set_title(title + (" (log scale)" if prior in log_y else ""))
+        values += _error_panel(ax, panel, annotate=True, log_y=prior in log_y, points=points)
+        if len(priors) > 1:
+            panel_title(ax, index, _prior_title(prior, log_y))
         if (panel.error_mean == 0).all() and panel.note.astype(str).str.len().max() > 0:
             ax.text(
                 0.5,
@@ -249,13 +276,15 @@ def ensemble_errors(data: pd.DataFrame, log_y=LOG_Y_PRIORS):
     handles, labels = axes[0][0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="outside lower center", ncol=len(labels))
     first = data.iloc[0]
-    figure.suptitle(
+    prior = f"{_prior_title(priors[0], log_y)}; " if len(priors) == 1 else ""  # a single panel: the title says it
+    figure_title(
+        figure,
         f"{first.figure}: "
         + r"$\mathcal{E}(\mathrm{DaRRM}_\gamma)$, "
         + _setting(data)
-        + f"\nMonte Carlo: {int(first.n_draws):,} draws × {int(first.n_repeats)} repeats",
-        fontsize=9,
+        + f"\n{prior}Monte Carlo: {int(first.n_draws):,} draws × {int(first.n_repeats)} repeats",
     )
+    _upright_unless_they_fit(figure, values)
     return figure
 
 
@@ -272,7 +301,7 @@ def feasible_region(data: pd.DataFrame):
     ax = axes[0][0]
     region = data[data.element == "region"].sort_values("order")
     ax.fill(region.p, region.p_prime, color="#1F77B4", alpha=0.3, lw=0, label=r"feasible region $\mathcal{F}$")
-    ax.scatter(region.p, region.p_prime, color="#1F77B4", s=14, zorder=4)
+    ax.scatter(region.p, region.p_prime, color="#1F77B4", s=14, zorder=4, label=r"vertices of $\mathcal{F}$")
     colors = ["#D62728", "#2CA02C", "#FF7F0E", "#9467BD"]
     boundaries = data[data.element == "boundary"]
     for color, (label, rows) in zip(colors, boundaries.groupby("label", sort=True)):
@@ -286,7 +315,7 @@ def feasible_region(data: pd.DataFrame):
         ax.plot(rows.p, rows.p_prime, color=color, lw=1.2, label=f"{label}  ${pretty}$")
     ax.plot([0, 1], [0, 1], color="0.5", lw=0.6, ls=":")
     for _, vertex in region.iterrows():
-        name = f"({vertex.p:.3g}, {vertex.p_prime:.3g})"
+        name = f"({number(vertex.p)}, {number(vertex.p_prime)})"
         if np.isclose(vertex.p, vertex.p_prime):  # (0,0) inside the square; (1,1) right of it, clear of (c), (d)
             offset, align = ((6, 2), "left") if vertex.p < 0.5 else ((6, -3), "left")
         else:
@@ -298,9 +327,10 @@ def feasible_region(data: pd.DataFrame):
     ax.set_xlabel(r"$p = \Pr[M(D) = 1]$")
     ax.set_ylabel(r"$p^{\prime} = \Pr[M(D^{\prime}) = 1]$")
     first = data.iloc[0]
-    ax.set_title(
+    figure_title(
+        figure,
         rf"{first.figure}: feasible region of one $(\epsilon, \Delta)$-DP mechanism, "
-        rf"$\epsilon={_math_number(float(first.epsilon))}$, $\Delta={_math_number(float(first.Delta))}$"
+        rf"$\epsilon={number(float(first.epsilon), in_math=True)}$, $\Delta={number(float(first.Delta), in_math=True)}$",
     )
     ax.legend(loc="upper left", fontsize=7)
     return figure
@@ -318,18 +348,23 @@ def gnmax_variance(data: pd.DataFrame):
     """
     datasets = list(dict.fromkeys(data.dataset))
     figure, axes = new_figure(1, len(datasets), width=4.2 * len(datasets), height=3.6, sharey=True)
-    for ax, dataset in zip(axes[0], datasets):
+    for index, (ax, dataset) in enumerate(zip(axes[0], datasets)):
         for m, curve in data[data.dataset == dataset].groupby("m"):
             (line,) = ax.plot(
-                curve.order, curve.variance, lw=1.2, label=f"m = {m} (ε = {curve.epsilon_query.iloc[0]:.3g})"
+                curve.order, curve.variance, lw=1.2, label=f"m = {m} (ε = {number(curve.epsilon_query.iloc[0])})"
             )
             chosen = curve[curve.chosen]
             ax.plot(chosen.order, chosen.variance, "o", color=line.get_color(), ms=5)
         ax.set_yscale("log")
         ax.set_xlabel(r"Rényi order $\lambda$")
-        ax.set_title(dataset.replace("_", "-"))
+        title = dataset.replace("_", "-")
+        if len(datasets) > 1:
+            panel_title(ax, index, title)
         ax.legend(fontsize=7)
     axes[0][0].set_ylabel(r"$\sigma^2(\lambda) = \lambda / (\varepsilon - \ln(1/\delta)/(\lambda - 1))$")
     delta = data.delta_query.iloc[0]
-    figure.suptitle(f"F10: GNMax variance against the RDP order (per query, δ = {delta:.3g}); dots: λ*", fontsize=9)
+    single = f"{title}: " if len(datasets) == 1 else ""
+    figure_title(
+        figure, f"F10: {single}GNMax variance against the RDP order (per query, δ = {number(delta)}); dots: λ*"
+    )
     return figure

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from dpreplication.plotting.core import new_figure
+from dpreplication.plotting.labels import figure_title, number, panel_title
 from dpreplication.plotting.styles import cycle_hatches, privgene_style, shades
 
 TASK_TITLES = {"lr": "LR", "svm": "SVM"}
@@ -62,7 +63,7 @@ def reachable_set_bars(table: pd.DataFrame):
                 "noprivacy_error": "NoPrivacy",
                 "paper": "reachable, paper's r",
                 "ours": "reachable, our r",
-                "privgene_error": f"PrivGene, ε = {rows.epsilon.iloc[0]:g}",
+                "privgene_error": f"PrivGene, ε = {number(rows.epsilon.iloc[0])}",
             },
             styles={
                 "noprivacy_error": {"color": privgene_style("NoPrivacy")["color"]},
@@ -71,10 +72,13 @@ def reachable_set_bars(table: pd.DataFrame):
                 "privgene_error": {"color": full},
             },
         )
-        ax.set_title(f"({'ab'[task == 'svm']}) {TASK_TITLES[task]}: best model the schedule can reach")
+        panel_title(ax, task == "svm", f"{TASK_TITLES[task]}: best model the schedule can reach")
         ax.set_ylabel("misclassification")
     handles, labels = axes[0][0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="outside lower center", ncol=len(labels))  # covers no bar
+    figure_title(
+        figure, "How far PrivGene's mutation schedule can move the weights: the best model of its reachable set"
+    )
     return figure
 
 
@@ -89,7 +93,7 @@ def schedule_points(table: pd.DataFrame):
     """
     panels = list(dict.fromkeys(zip(table.dataset, table.task)))
     figure, axes = new_figure(1, len(panels), width=2.6 * len(panels), height=3.2)
-    for ax, (dataset, task) in zip(axes[0], panels):
+    for index, (ax, (dataset, task)) in enumerate(zip(axes[0], panels)):
         rows = table[(table.dataset == dataset) & (table.task == task)]
         x = np.arange(len(rows))
         ax.errorbar(
@@ -104,9 +108,13 @@ def schedule_points(table: pd.DataFrame):
         noprivacy = privgene_style("NoPrivacy")
         ax.axhline(rows.noprivacy_error.iloc[0], color=noprivacy["color"], ls=noprivacy["ls"], lw=1, label="NoPrivacy")
         ax.set_xticks(x, [s.replace("_", " ") for s in rows.schedule], rotation=35, ha="right")
-        ax.set_title(f"{dataset}, {TASK_TITLES[task]}, ε = {rows.epsilon.iloc[0]:g}")
+        panel = f"{dataset}, {TASK_TITLES[task]}, ε = {number(rows.epsilon.iloc[0])}"
+        if len(panels) > 1:
+            panel_title(ax, index, panel)
     axes[0][0].set_ylabel("misclassification")
     axes[0][0].legend(fontsize="small", loc="best")
+    single = f", {panel}" if len(panels) == 1 else ""
+    figure_title(figure, f"Mutation-schedule ablation: PrivGene's error under each schedule{single}")
     return figure
 
 
@@ -128,14 +136,14 @@ def pooled_ratio_against_c(curves: pd.DataFrame, marked_c: float, reference_c: f
     pooled = curves.groupby(["epsilon", "c_x1e3"], as_index=False, sort=False).ratio.mean()
     for label, rows in sorted(pooled.groupby("epsilon"), key=lambda item: float(item[0])):
         rows = rows.sort_values("c_x1e3")
-        ax.plot(rows.c_x1e3, rows.ratio, marker="o", ms=3, label=f"ε = {float(label):g}")
+        ax.plot(rows.c_x1e3, rows.ratio, marker="o", ms=3, label=f"ε = {number(float(label))}")
     grid = pooled.groupby("c_x1e3", as_index=False).ratio.mean()
     ax.plot(grid.c_x1e3, grid.ratio, color="k", lw=2, label="grid mean")
     ax.axvline(marked_c * 1e3, color="k", ls=":", lw=1)
     ax.axhline(1.0, color="0.5", lw=0.8)
     ax.set_xlabel("c (×10⁻³)")
-    ax.set_ylabel(f"error / error at c = {reference_c * 1e3:g}×10⁻³ (pooled)")
-    ax.set_title("Fig. 2 at each ε (Adult, Banking; LR, SVM)")
+    ax.set_ylabel(f"error / error at c = {number(reference_c * 1e3)}×10⁻³ (pooled)")
+    figure_title(figure, "Fig. 2 at each ε (Adult, Banking; LR, SVM)")
     handles, labels = ax.get_legend_handles_labels()
     figure.legend(handles, labels, loc="outside lower center", ncol=3, fontsize="small")  # covers no point
     return figure
@@ -163,7 +171,8 @@ def gupt_variant_bars(table: pd.DataFrame):
     }
     _grouped_bars(ax, wide, labels, {v: v.replace("_", " ") for v in wide.columns}, styles=styles)
     ax.axhspan(1.5, 2.5, color="0.85", zorder=0, label="paper: about 100× (2 ± 0.5)")
-    ax.set_ylabel(f"log10(GUPT / PrivGene variance), ε = {table.epsilon.iloc[0]:g}")
+    ax.set_ylabel(f"log10(GUPT / PrivGene variance), ε = {number(table.epsilon.iloc[0])}")
     ax.set_ylim(0, 1.35 * float(np.nanmax(wide.to_numpy())))
     ax.legend(fontsize="small", loc="upper center", ncols=3)
+    figure_title(figure, "Fig. 5's gap at small ε under each GUPT variant: GUPT's variance over PrivGene's, per panel")
     return figure
