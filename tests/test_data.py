@@ -300,6 +300,12 @@ def toy_mirror(tmp_path, monkeypatch):
     return tmp_path / "mirror"
 
 
+def default_signal_actions() -> None:
+    """Give SIGINT and SIGTERM their default actions (in a child, before it runs Python)."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_fetch_stopped_by_a_signal_leaves_no_scratch_folder(signum, toy_mirror, tmp_path):
     """Before, SIGTERM (Snakemake stopping a job) ended the process without removing the scratch
@@ -309,7 +315,9 @@ def test_a_fetch_stopped_by_a_signal_leaves_no_scratch_folder(signum, toy_mirror
     folder = tmp_path / "raw" / "toy"
     sha256 = DATASETS["toy"].file("counts.npy").sha256
     command = [sys.executable, str(script), str(toy_mirror), str(folder / "counts.npy"), sha256]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
+    # The child starts with the signals' default actions, as from a shell: a pytest worker may
+    # ignore SIGINT, which a child inherits (the fetch then slept on and the test timed out).
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, preexec_fn=default_signal_actions) as process:
         assert process.stdout.readline() == "copying\n"
         assert [p.name for p in folder.iterdir() if p.is_dir()], "the fetch works in a scratch folder"
         process.send_signal(signum)
