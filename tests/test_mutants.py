@@ -50,3 +50,16 @@ def test_every_mutant_applies_to_the_current_source():
     }
     stale = {name: count for name, count in matches.items() if count != 1}
     assert not stale, f"mutants whose original is not exactly once in its file (id: matches): {stale}"
+
+
+def test_every_mutants_killer_is_a_test_of_its_selection():
+    """The killer runs alone first: a renamed or moved test would cost every run a wasted start."""
+    runner = load_runner()
+    wrong = {}
+    for mutant in runner.load(RUNNER.with_name("mutants.yaml")):
+        module, _, name = mutant["killer"].partition("::")
+        function = name.partition("[")[0]
+        path = runner.REPO / module
+        if module not in mutant["tests"] or not path.is_file() or f"def {function}(" not in path.read_text():
+            wrong[mutant["id"]] = mutant["killer"]
+    assert not wrong, f"killers that are not a test of their mutant's selection: {wrong}"

@@ -6,7 +6,10 @@ on the path; a mutant whose tests all pass has *survived*. With ``--jobs N`` (de
 core) N copies take mutants in parallel, one mutant per copy at a time. A kill counts only if the
 tests that killed it pass on the unmutated copy: after the mutants, exactly those tests (recorded by
 ``failures_plugin.py``) are rerun there, and one failing voids the run. (This replaces running every
-selection on the unmutated copy first: 118 s of a 271 s run, serial, for the same guarantee.) Writes
+selection on the unmutated copy first: 118 s of a 271 s run, serial, for the same guarantee.) Each
+mutant's ``killer``, the test that killed it when the list was curated, runs alone first; only a
+mutant it does not kill runs its whole selection, so the killer orders the work and decides nothing
+(152 s and 273 CPU-s for the 48 mutants before, when each selection ran in file order). Writes
 ``results/mutants/report.{md,csv}`` and exits 1 if any mutant survived or could not be applied.
 
     python tests/mutants/run.py                 # every mutant
@@ -113,7 +116,12 @@ def run_mutant(copies: queue.Queue, mutant: dict) -> dict:
             print(f"  NOT APPLIED {mutant['id']}: {error}", flush=True)
             return {**mutant, "verdict": "not applied", "seconds": 0.0, "killed_by": [], "detail": str(error)}
         try:
-            outcome, seconds, tail, failed = run_tests(root, mutant["tests"])
+            outcome, seconds, tail, failed = run_tests(root, [mutant["killer"]])
+            if outcome == "failed" and not failed:
+                raise SystemExit(f"mutant {mutant['id']}: its killer {mutant['killer']!r} did not run:\n{tail}")
+            if not failed:  # not killed by the test that killed it last time: its whole selection decides
+                outcome, more, tail, failed = run_tests(root, mutant["tests"])
+                seconds += more
         finally:
             target.write_text(original)
     finally:
@@ -195,7 +203,7 @@ def write_report(directory: Path, rows: list[dict], killed: int, seconds: float)
                 {
                     **row,
                     "tests": " ".join(row["tests"]),
-                    "killed_by": " ".join(row["killed_by"]),
+                    "killed_by": "; ".join(row["killed_by"]),
                     "seconds": f"{row['seconds']:.1f}",
                 }
             )
