@@ -79,6 +79,15 @@ def test_every_docs_page_is_on_the_site_navigation():
     assert not sorted(set(nav) - pages), "mkdocs.yml's nav names pages that do not exist"
 
 
+def test_the_home_page_lists_every_api_page_of_the_navigation():
+    """docs/index.md links each page of the nav's API reference, so a new API page is not left off."""
+    config = yaml.safe_load((REPO / "mkdocs.yml").read_text())
+    (api,) = [entry["API reference"] for entry in config["nav"] if isinstance(entry, dict) and "API reference" in entry]
+    listed = {link.partition("#")[0] for link in links((DOCS / "index.md").read_text())}
+    missing = sorted(set(nav_pages(api)) - listed)
+    assert not missing, f"docs/index.md does not link these API pages of mkdocs.yml's nav: {missing}"
+
+
 @pytest.mark.parametrize("page", PAGES, ids=relative)
 def test_every_relative_link_resolves(page):
     text = page.read_text()

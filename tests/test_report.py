@@ -96,6 +96,21 @@ def test_captions_escape_markup():
     assert caption_html("``a<b>`` & c") == "<code>a&lt;b&gt;</code> &amp; c"
 
 
+def test_captions_render_rest_escapes_and_both_backtick_spans():
+    r"""``\|`` is a bar (reST escapes it so ``|x|`` is no substitution); `x`, reST's default role, is code."""
+    caption = r"E\|X\| at \|d\| = Δ; rows `replicate = all` and `*_seed_sd`, column ``a<b>``."
+    assert caption_html(caption) == (
+        "E|X| at |d| = Δ; rows <code>replicate = all</code> and <code>*_seed_sd</code>, column <code>a&lt;b&gt;</code>."
+    )
+
+
+def test_captions_keep_inline_literals_verbatim_and_escape_inside_interpreted_text():
+    """An inline literal keeps its backslashes (reST does); interpreted text and prose resolve them."""
+    assert caption_html(r"``x\|y`` `a\`b<` \`c\` \* e\ s & d") == (
+        r"<code>x\|y</code> <code>a`b&lt;</code> `c` * es &amp; d"
+    )
+
+
 @pytest.mark.skipif(
     shutil.which("chromium") is None, reason="headless Chromium is not installed (apt-get install chromium)"
 )

@@ -59,10 +59,35 @@ class ReportItem:
     sidecar: Path | None = None
 
 
+_CAPTION_MARKUP = re.compile(r"``(?P<literal>.+?)``|`(?P<interpreted>(?:[^`\\]|\\.)+)`|\\(?P<escaped>.)", re.S)
+"""The reST inline markup a caption uses: an ``inline literal``, `interpreted text`, a backslash escape."""
+
+
+def _unescape_rst(text: str) -> str:
+    r"""Text with reST's backslash escapes resolved: ``\x`` is ``x``; an escaped space or newline vanishes."""
+    return re.sub(r"\\(.)", lambda m: "" if m[1].isspace() else m[1], text, flags=re.S)
+
+
 def caption_html(text: str) -> str:
-    """Render a caption written for Snakemake's reStructuredText reports as HTML: ``literal`` → code."""
-    escaped = html.escape(text.strip())
-    return re.sub(r"``(.+?)``", r"<code>\1</code>", escaped)
+    r"""Render a caption written for Snakemake's reStructuredText reports as HTML.
+
+    An inline literal (double backticks) and interpreted text (single backticks, reST's default
+    role) become ``<code>``; a backslash escape such as ``\|`` is the character it escapes, as reST
+    shows it (an escaped space vanishes); everything is HTML-escaped.
+    """
+    parts, end = [], 0
+    text = text.strip()
+    for match in _CAPTION_MARKUP.finditer(text):
+        parts.append(html.escape(text[end : match.start()]))
+        if match["literal"] is not None:
+            parts.append(f"<code>{html.escape(match['literal'])}</code>")
+        elif match["interpreted"] is not None:
+            parts.append(f"<code>{html.escape(_unescape_rst(match['interpreted']))}</code>")
+        else:
+            parts.append(html.escape(_unescape_rst(match[0])))  # one escaped character
+        end = match.end()
+    parts.append(html.escape(text[end:]))
+    return "".join(parts)
 
 
 def _status(status: str) -> str:
