@@ -318,8 +318,10 @@ FROM_DRAWS = {
         "schedule_ablation",
     ],
     "darrm": [
-        "prediction_accuracy.opt_minus_gnmax",
-        "prediction_accuracy.sub_minus_gnmax",
+        "prediction_teacher_seeds.opt_minus_gnmax",
+        "prediction_teacher_seeds.sub_minus_gnmax",
+        "prediction_teacher_seeds.opt_minus_sub",
+        "prediction_accuracy_best_config.sub_minus_gnmax",
         "prediction_accuracy.gnmax_z",
         "prediction_accuracy.gnmax_mean",
     ],
