@@ -145,3 +145,28 @@ def test_fig5_at_the_papers_scales_logs_only_image_and_zooms_into_the_linear_lif
     assert scales == {str(p): "log" if p[0] == "Image" else "linear" for p in panels}
     assert len(insets) == sum(p[0] == "Lifesci" for p in panels)
     assert all("GUPT" not in labels and "PrivGene" in labels for labels in insets)
+
+
+def test_no_value_label_overlaps_a_marker():
+    """F9's rotated labels of small values started on their point's marker (issue #54 review): a
+    label keeps 2 pt clear of every marker."""
+    from matplotlib.transforms import Bbox
+
+    from dpreplication.plotting.noise_functions import POINT_SIZE
+
+    drawn = figure("darrm/f9_prior_errors")
+    drawn.canvas.draw()
+    half = (POINT_SIZE / 2 + 2) * drawn.dpi / 72
+    overlapping = []
+    for ax in drawn.axes:
+        markers = [
+            Bbox.from_extents(x - half, y - half, x + half, y + half)
+            for line in ax.get_lines()
+            if line.get_marker() not in (None, "", "None", "_")
+            for x, y in line.get_transform().transform(line.get_xydata())
+        ]
+        for text in ax.texts:
+            box = text.get_window_extent()
+            overlapping += [text.get_text() for marker in markers if box.overlaps(marker)]
+    plt.close(drawn)
+    assert overlapping == []

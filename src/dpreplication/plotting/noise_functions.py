@@ -126,6 +126,13 @@ VALUE_DIGITS = 3
 """Significant digits of the value written above each error bar (:func:`~dpreplication.plotting.labels.number`)."""
 
 
+POINT_SIZE = 4.5
+"""The markers' size of an error panel drawn with points (pt)."""
+
+LABEL_GAP = 3
+"""How far a value label starts above its std bar's top (pt)."""
+
+
 def _error_panel(ax, panel: pd.DataFrame, annotate: bool, log_y: bool = False, points: bool = False) -> list:
     """Draw E(DaRRM_γ) ± std per m (x) and series: bars, or points with std bars where ``points``.
 
@@ -156,7 +163,7 @@ def _error_panel(ax, panel: pd.DataFrame, annotate: bool, log_y: bool = False, p
                 mean[shown],
                 yerr=[lower[shown], std[shown]],
                 fmt=style.get("marker", "o"),
-                ms=4.5,
+                ms=POINT_SIZE,
                 mfc=style.get("mfc", style.get("color")),
                 mew=1.0,
                 color=style.get("color"),
@@ -183,7 +190,7 @@ def _error_panel(ax, panel: pd.DataFrame, annotate: bool, log_y: bool = False, p
                 text = ax.annotate(
                     number(value, VALUE_DIGITS, keep_zeros=True),
                     (position, max(value + spread, bottom)),  # above the std bar
-                    xytext=(0, 3),
+                    xytext=(0, LABEL_GAP + (POINT_SIZE / 2 + 1 if points else 0)),  # clear of a point's marker
                     textcoords="offset points",
                     ha="center",
                     va="bottom",
