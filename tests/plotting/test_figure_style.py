@@ -1,21 +1,31 @@
 """One look for every published figure (issue #54): text of at least 7 pt, numbers in fixed point or
 powers of ten (never ``1e-03``), one titling convention, every legend entry visible, every marker
-explained in a legend or the caption; and the checks behind them find what they look for."""
+explained in a legend or the caption, no legend over data and no bars on a log axis (issue #35);
+and the checks behind them find what they look for. Each figure is drawn once for all of them."""
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import pytest
+from matplotlib.container import BarContainer
 from published_figures import CAPTIONS, DRAWINGS, figure
 
 from dpreplication.plotting import checks
 from dpreplication.plotting.core import new_figure
 
 
+def bars_on_a_log_axis(drawn) -> list[str]:
+    """The panels of ``drawn`` that draw bars on a log axis (a bar's length means nothing there)."""
+    logged = [ax for ax in drawn.axes if ax.get_yscale() == "log" or ax.get_xscale() == "log"]
+    return [ax.get_title() for ax in logged if any(isinstance(c, BarContainer) for c in ax.containers)]
+
+
 def style_problems(drawn, caption: str = "") -> list[str]:
     """Every break of the one look in ``drawn``, each prefixed with the check that found it."""
     explained_by = f"{caption} {drawn.get_suptitle()}"
     found = {
+        "legend over data": checks.legend_overlaps(drawn),
+        "bars on a log axis": bars_on_a_log_axis(drawn),
         "text under 7 pt": checks.small_texts(drawn),
         "e-notation": checks.e_notation_texts(drawn),
         "title": checks.title_problems(drawn),
@@ -65,6 +75,8 @@ def test_a_figure_that_keeps_the_convention_passes():
         (lambda d, axes: axes[0].set_title("no letter"), "title"),
         (lambda d, axes: _under(axes[0]), "legend entry hidden"),
         (lambda d, axes: axes[1].plot([0.5], [0.2], "v", mfc="none"), "marker unexplained"),
+        (lambda d, axes: axes[0].legend(loc="upper right"), "legend over data"),  # over (1, 1)
+        (lambda d, axes: (axes[1].bar([0.5], [0.5]), axes[1].set_yscale("log")), "bars on a log axis"),
     ],
     ids=[
         "small text",
@@ -74,6 +86,8 @@ def test_a_figure_that_keeps_the_convention_passes():
         "panel without letter",
         "a series drawn under another",
         "a hollow marker",
+        "a legend over the data",
+        "bars on a log axis",
     ],
 )
 def test_each_planted_break_is_found_by_its_check(plant, check):
