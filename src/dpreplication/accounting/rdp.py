@@ -2,11 +2,9 @@
 
 * Sampled Gaussian mechanism (Mironov, Talwar & Zhang 2019, §3.3): one DP-SGD step with
   Poisson sampling rate ``q`` and noise multiplier ``σ`` is ``(α, ε_α)``-RDP for integer
-  ``α ≥ 2`` with
-
-      ε_α = log A_α / (α − 1),   A_α = Σ_{k=0}^{α} C(α, k) (1 − q)^{α−k} q^k exp((k² − k) / (2σ²)),
-
-  and ``T`` steps compose to ``T ε_α`` (evaluated as a log-sum-exp, no overflow).
+  ``α ≥ 2`` with ``ε_α = log A_α / (α − 1)``,
+  ``A_α = Σ_{k=0}^{α} C(α, k) (1 − q)^{α−k} q^k exp((k² − k) / (2σ²))``, and ``T`` steps
+  compose to ``T ε_α`` (evaluated as a log-sum-exp, no overflow).
 * RDP to ``(ε, δ)``-DP (Balle et al. 2020, Thm. 21; the conversion Opacus uses):
   ``ε = min_α T ε_α + log((α − 1)/α) − (log δ + log α)/(α − 1)``.
 * GNMax (Papernot et al. 2018), data-independent bound (spec §3): Gaussian noise ``N(0, σ²)``

@@ -5,7 +5,7 @@ Geng, Ding, Guo & Kumar bracket ``V* = inf E|X|`` and ``D* = inf E X²`` over al
 ``D_low ≤ D* ≤ D_up``.
 
 * Upper bounds (Thms 2, 3): the truncated Laplacian's exact cost, eqs. (5), (7).
-* Lower bounds (Thms 4, 5): **reconstructed** (spec §5 eqs. 11*, 12*); the
+* Lower bounds (Thms 4, 5): **reconstructed** (spec §5 eqs. ``11*``, ``12*``); the
   paper's own eqs. (11), (12) were not recoverable. From the half-line
   recursion ``G(x + Δ) ≥ e^{-ε}(G(x) - δ)``, ``G(0) ≥ ½``, every feasible
   symmetric law has ``P(X ≥ jΔ) ≥ u_j = (½ + c) e^{-jε} - c`` with
@@ -187,7 +187,7 @@ def amplitude_upper_bound_joint_limit(epsilon, delta, sensitivity: float = 1.0) 
 
 @shared_parameters(_BOUND_PARAMETERS)
 def amplitude_lower_bound(epsilon, delta, sensitivity: float = 1.0) -> np.ndarray:
-    """Reconstructed lower bound ``V_low = 2Δ[(½ + c)(1 - e^{-mε})/(e^ε - 1) - c m]`` (spec eq. 11*).
+    """Reconstructed lower bound ``V_low = 2Δ[(½ + c)(1 - e^{-mε})/(e^ε - 1) - c m]`` (spec eq. ``11*``).
 
     ``c = δ/(e^ε - 1)``, ``m = ⌊n⌋``. **Reconstructed** (spec §5), not the
     paper's verbatim eq. (11); it shares the limits of Thm 6. If ``n`` is an
@@ -359,7 +359,7 @@ def floor_n_crossings(delta: float, epsilon_range: tuple[float, float]) -> list[
     """``(k, ε_k)`` for each integer ``k`` that ``n(ε) = (1/ε) ln(1 + (e^ε − 1)/(2δ))`` crosses on ``epsilon_range``.
 
     There ``m = ⌊n⌋`` steps from ``k`` to ``k − 1``, so the reconstructed lower
-    bounds (eqs. 11*, 12*) are continuous but not smooth in ε. ``ε_k`` by Brent's method to 1e-14.
+    bounds (eqs. ``11*``, ``12*``) are continuous but not smooth in ε. ``ε_k`` by Brent's method to 1e-14.
 
     Parameters
     ----------
