@@ -40,7 +40,7 @@ SNAKEFMT = str(Path(sys.executable).parent / "snakefmt")
 PF = "permute_and_flip"
 TOY = "toy_pmf"
 FIGURES = f"results/quick/figures/{PF}"
-TOY_CSV, TOY_JSON, TOY_PNG = (f"{FIGURES}/{TOY}.{kind}" for kind in ("csv", "json", "png"))
+TOY_CSV, TOY_JSON, TOY_PNG, TOY_PDF = (f"{FIGURES}/{TOY}.{kind}" for kind in ("csv", "json", "png", "pdf"))
 DIRECTIVES = ("input", "output", "log", "benchmark", "conda", "params", "message", "script")
 """The directives of every computing rule of a figure (checked against the rule files below)."""
 TOP_ITEM_PROBABILITY = 0.45197
@@ -308,9 +308,9 @@ def test_a_figure_added_as_documented_is_published_drawn_registered_and_judged(t
     # files, the paper's scorecard reads its table and the report shows its PNG.
     planned = run(copy, SNAKEMAKE, "-n", "--config", "profile=quick")
     assert planned.returncode == 0, output(planned)
-    assert {TOY_CSV, TOY_JSON, TOY_PNG} <= set(job_inputs(planned.stdout, "all"))
+    assert {TOY_CSV, TOY_JSON, TOY_PNG, TOY_PDF} <= set(job_inputs(planned.stdout, "all"))
     assert {TOY_CSV, TOY_JSON} <= job_reason(planned.stdout, "P&F: toy, exact pmf against RNM-Exp")
-    assert TOY_CSV in job_reason(planned.stdout, f"draw {TOY_PNG} with plotting.toy.toy_pmf")
+    assert TOY_CSV in job_reason(planned.stdout, f"draw {TOY_PNG} and its PDF with plotting.toy.toy_pmf")
     assert TOY_CSV in job_reason(planned.stdout, f"scorecard: claims of {PF}")
     assert TOY_PNG in job_reason(planned.stdout, "report: ")
 
@@ -328,8 +328,8 @@ def test_a_figure_added_as_documented_is_published_drawn_registered_and_judged(t
         "profile=quick",
     )
     assert made.returncode == 0, output(made)
-    # The CSV, its sidecar (the seed, the quick profile's settings, the drawing's arguments) and the PNG.
-    for path in (TOY_CSV, TOY_JSON, TOY_PNG):
+    # The CSV, its sidecar (the seed, the quick profile's settings, the drawing's arguments), the PNG and the PDF.
+    for path in (TOY_CSV, TOY_JSON, TOY_PNG, TOY_PDF):
         assert (copy / path).is_file(), path
     table = pd.read_csv(copy / TOY_CSV)
     assert len(table) == 5 and set(table.n) == {TOY_QUICK_N}
@@ -342,7 +342,7 @@ def test_a_figure_added_as_documented_is_published_drawn_registered_and_judged(t
     assert f"dpreplication.replications.{PF}.toy.toy_pmf" in sidecar["calls"]
     # The PNG is drawn by the light rule, from the CSV, with the named plotting function; the computing
     # rule's code inputs are the new module's closure, without the plotting package.
-    assert f"draw {TOY_PNG} with plotting.toy.toy_pmf" in output(made)
+    assert f"draw {TOY_PNG} and its PDF with plotting.toy.toy_pmf" in output(made)
     drawn, computed = recorded_job(copy, TOY_PNG), recorded_job(copy, TOY_CSV)
     assert drawn["rule"] == f"draw_{PF}_{TOY}" and computed["rule"] == f"pf_{TOY}"
     assert {TOY_CSV, TOY_JSON, "src/dpreplication/plotting/toy.py"} <= set(drawn["input"])
