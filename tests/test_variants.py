@@ -145,6 +145,12 @@ def test_a_figure_drawn_from_its_published_table_is_the_figure_of_the_computed_o
     from dpreplication.plotting.noise_distributions import ratio_lines
 
     data, stem = _published_table(tmp_path, 1.0, "")
-    drawn = draw("noise_distributions.ratio_lines", [f"{stem}.csv"], f"{stem}.json", tmp_path / "drawn.png")
+    drawn, pdf = draw(
+        "noise_distributions.ratio_lines",
+        [f"{stem}.csv"],
+        f"{stem}.json",
+        tmp_path / "drawn.png",
+        tmp_path / "drawn.pdf",
+    )
     direct = save_png(ratio_lines(data, "ratio"), tmp_path / "direct.png")
-    assert drawn.read_bytes() == direct.read_bytes()
+    assert drawn.read_bytes() == direct.read_bytes() and pdf.read_bytes().startswith(b"%PDF-")
