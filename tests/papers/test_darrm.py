@@ -170,3 +170,33 @@ def test_verified_numbers_hold():
     assert (
         judged.set_index("id").reproduced[list(LP_PRECISION_MISSES)] < 1e-8
     ).all()  # the solver's, not the lemma's, miss
+
+
+def test_seed_gaps_are_paired_means_with_student_t_intervals_over_the_replicates():
+    """DaRRM's order claims read these: a flipped sign, an unpaired gap or a normal quantile in
+    place of Student-t's (t_{0.975, 2} = 4.303 for 3 replicates) changes them."""
+    import pandas as pd
+
+    from dpreplication.replications.darrm.seed_gaps import with_seed_gaps
+
+    per_seed = {
+        "gnmax_expected": [0.64, 0.63, 0.65],
+        "sub_expected": [0.60, 0.68, 0.67],
+        "opt_expected": [0.55, 0.67, 0.66],
+    }
+    rows = [
+        {"dataset": "mnist", "m": 3, "replicate": str(r), **{k: v[r] for k, v in per_seed.items()}} for r in range(3)
+    ]
+    rows.append({"dataset": "mnist", "m": 3, "replicate": "all"})
+    table = with_seed_gaps(pd.DataFrame(rows))
+    gaps = np.array([-0.04, 0.05, 0.02])  # sub − gnmax, replicate by replicate
+    np.testing.assert_allclose(table.sub_minus_gnmax[:3], gaps, atol=1e-12)
+    summary = table.iloc[3]
+    half = 4.3026527 * gaps.std(ddof=1) / np.sqrt(3)  # t_{0.975, 2}, from a table
+    assert summary.sub_minus_gnmax == pytest.approx(gaps.mean(), abs=1e-12)
+    assert (summary.sub_minus_gnmax_ci_low, summary.sub_minus_gnmax_ci_high) == pytest.approx(
+        (gaps.mean() - half, gaps.mean() + half), abs=1e-8
+    )
+    assert summary.sub_minus_gnmax_runs == 3 and summary.opt_minus_sub == pytest.approx(-0.07 / 3, abs=1e-12)
+    one = with_seed_gaps(pd.DataFrame([rows[0], rows[3]]))
+    assert np.isnan(one.iloc[1].sub_minus_gnmax_ci_low) and one.iloc[1].sub_minus_gnmax == pytest.approx(-0.04)
