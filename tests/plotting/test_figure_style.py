@@ -111,3 +111,25 @@ def test_a_single_panel_takes_no_title_of_its_own():
     axes[0][0].set_title("(a) panel")
     assert checks.title_problems(drawn) == ["a single panel titled '(a) panel': the figure title says it"]
     plt.close(drawn)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_a_figure_refuses_to_write_a_number_that_is_not_finite(value):
+    from dpreplication.plotting.labels import number
+
+    with pytest.raises(ValueError, match="finite numbers"):
+        number(value)
+
+
+def test_numbers_are_fixed_point_or_powers_of_ten():
+    from dpreplication.plotting.labels import number
+
+    assert [number(v) for v in (0, 1e-6, 3.1e-4, 0.13107, 0.1, -0.05, 12345)] == [
+        "0",
+        "$10^{-6}$",
+        r"$3.1\times10^{-4}$",
+        "0.131",
+        "0.1",
+        "-0.05",
+        "12345",
+    ]

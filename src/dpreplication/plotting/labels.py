@@ -8,6 +8,8 @@ reproduces one (``"Fig. 3: …"``, ``"F2: …"``); a figure of several panels le
 
 from __future__ import annotations
 
+import math
+
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 """The panel letters, in reading order."""
 
@@ -50,6 +52,10 @@ def number(value: float, digits: int = 3, *, in_math: bool = False, keep_zeros: 
     >>> number(0.04305), number(0.04305, keep_zeros=True), number(0.0001, keep_zeros=True)
     ('0.043', '0.0430', '$1.00\\times10^{-4}$')
     """
+    if not math.isfinite(value):
+        raise ValueError(
+            f"a figure writes finite numbers, got {value!r}: the table it draws holds a NaN or an infinity"
+        )
     if value == 0:
         return "0"
     mantissa, exponent = f"{value:.{max(1, digits) - 1}e}".split("e")
