@@ -237,7 +237,7 @@ def comparison_site(patch):
 
 
 def baseline_checks_site(patch):
-    """The PrivateERM baseline checks: per fold, one stream per (method, Λ, ε) of
+    """The PrivateERM baseline checks: per fold, one stream per (method, task, Λ, ε) of
     :func:`~dpreplication.replications.privgene.baseline_checks.job_points`. The diffprivlib rows
     draw their stream (and the library's seed from it) before the library is imported, so the site
     is checked whether or not the ``oracles`` extra is installed (absent: its rows say so)."""
@@ -246,8 +246,9 @@ def baseline_checks_site(patch):
         data="toy",
         repetition=0,
         seed=1,
+        tasks=["lr", "svm"],
         epsilons=[0.5, 1.0],
-        regulariser=1e-3,
+        private_erm={"erm_lr_regulariser": 1e-3, "erm_svm_regulariser": None, "erm_huber_h": 0.5, "svm_C": 10.0},
         sweep_epsilon=1.0,
         sweep_regularisers=[1e-3, 1e-1],
         folds=3,
@@ -257,9 +258,10 @@ def baseline_checks_site(patch):
         run,
         ("paper", "figure", "dataset", "task", "method", "regulariser", "repetition", "fold", "epsilon"),
         tagged("privgene", "baseline_checks"),
-        1 + 3 * 5,  # the folds, then per fold: (ours, diffprivlib) × 2 ε at Λ, and the sweep's other Λ
+        1 + 3 * 6,  # the folds, then per fold: the library at 2 tasks × 2 ε, and ours at the sweep's 2 Λ
         {
             "dataset": {"data": "other"},
+            "task": None,
             "method": None,
             "regulariser": None,
             "repetition": {"repetition": 1},
@@ -268,7 +270,7 @@ def baseline_checks_site(patch):
             "seed": {"seed": 2},
         },
         folds_shared,
-    )  # the task is always "lr" (the job has no other)
+    )
 
 
 def kmeans_site(patch):

@@ -482,16 +482,16 @@ def privgene_paper_r_jobs(ablation_job):
     )
 
 
-def privgene_comparison_jobs(job, tasks=None):
-    """Every job output behind Figs 3–4 (or only ``tasks``' figures): ``job`` per configured
-    (dataset, task, repetition batch), each running every method of its task's series but
-    NoPrivacy, which is read from the reference jobs."""
+def privgene_comparison_jobs(job, tasks=None, datasets=None):
+    """Every job output behind Figs 3–4 (or only ``tasks``' figures, ``datasets``' panels): ``job``
+    per configured (dataset, task, repetition batch), each running every method of its task's
+    series but NoPrivacy, which is read from the reference jobs."""
     section = settings("privgene/comparison")
     drawn = [task for task in section["methods"] if tasks is None or task in tasks]
     return expand(
         job,
         task=drawn,
-        pg_dataset=section["datasets"],
+        pg_dataset=section["datasets"] if datasets is None else datasets,
         repetitions=repetition_batches(section["repetitions"], "comparison_job"),
     )
 

@@ -756,9 +756,10 @@ PGB = f"{PG}/{PGB_SECTION}"
 
 
 rule privgene_baseline_checks_job:
-    """One dataset's LR panel, a batch of repetitions: PrivateERM and diffprivlib at the paper's Λ
-    on the Figs 3–4 folds, and PrivateERM over the Λ grid at one ε; each (method, Λ, ε,
-    repetition, fold) draws its own stream (spec §3.4)."""
+    """One dataset, a batch of repetitions: diffprivlib's objective perturbation (LR and Huber
+    SVM, PrivateERM's Λ and h) at every Figs 3–4 ε on the Figs 3–4 folds, and our PrivateERM LR
+    over the Λ grid at one ε; each (method, task, Λ, ε, repetition, fold) draws its own stream
+    (spec §3.4)."""
     input:
         data=privgene_data("{pg_dataset}"),
         code=script_code("privgene/baseline_checks_job.py"),
@@ -776,7 +777,7 @@ rule privgene_baseline_checks_job:
         settings=rule_settings(PG, "baseline_checks_job"),
         seed=SEED,
     message:
-        "PrivGene: PrivateERM against diffprivlib and over Λ, {wildcards.pg_dataset} LR, repetitions {wildcards.repetitions}"
+        "PrivGene: diffprivlib's PrivateERM and ours over Λ, {wildcards.pg_dataset}, repetitions {wildcards.repetitions}"
     script:
         "../scripts/privgene/baseline_checks_job.py"
 
@@ -785,6 +786,10 @@ rule privgene_baseline_checks:
     input:
         jobs=privgene_jobs(
             rules.privgene_baseline_checks_job.output[0], PGB_SECTION, pg_dataset=settings(PGB)["datasets"]
+        ),
+        # our PrivateERM runs, as Figs 3–4 publish them
+        comparison=privgene_comparison_jobs(
+            rules.privgene_comparison_job.output[0], settings(PGB)["tasks"], settings(PGB)["datasets"]
         ),
         references=privgene_comparison_references(["lr"]),  # NoPrivacy on the same folds, as Figs 3–4 read it
         code=script_code("privgene/baseline_checks.py"),

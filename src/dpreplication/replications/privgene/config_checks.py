@@ -46,7 +46,7 @@ def privgene_problems(config: dict) -> list[str]:
         chosen = eem_vs_em.get(key)
         if chosen is not None and not {"EEM", "EM"} <= set(chosen) and not (may_be_empty and not chosen):
             problems.append(f"config key 'privgene.eem_vs_em.{key}': {chosen} must hold both EEM and EM")
-    return problems + _reference_problems(privgene)
+    return problems + _reference_problems(privgene) + _baseline_check_problems(privgene)
 
 
 def _reference_problems(privgene: dict) -> list[str]:
@@ -77,4 +77,28 @@ def _reference_problems(privgene: dict) -> list[str]:
                 f"config key 'privgene.reference.{key}': {reference[key]} lacks {missing}, which "
                 f"{' and '.join(who)} {'reads' if len(who) == 1 else 'read'} from the reference jobs"
             )
+    return problems
+
+
+def _baseline_check_problems(privgene: dict) -> list[str]:
+    """Check that the Figs 3–4 jobs hold the PrivateERM runs the baseline checks pair with the library's.
+
+    Every dataset and task of ``privgene.ablations.baseline_checks`` must be a Figs 3–4 panel that
+    runs PrivateERM, over at least as many repetitions.
+    """
+    comparison = privgene.get("comparison", {})
+    checks = privgene.get("ablations", {}).get("baseline_checks", {})
+    key, problems = "config key 'privgene.ablations.baseline_checks", []
+    datasets = [d for d in checks.get("datasets", []) if d not in comparison.get("datasets", [])]
+    if datasets:
+        problems.append(f"{key}.datasets': {datasets} not in privgene.comparison.datasets (PrivateERM is read there)")
+    methods = comparison.get("methods", {})
+    tasks = [t for t in checks.get("tasks", []) if "PrivateERM" not in methods.get(t, [])]
+    if tasks:
+        problems.append(f"{key}.tasks': {tasks} have no PrivateERM series in privgene.comparison.methods")
+    if checks.get("repetitions", 0) > comparison.get("repetitions", math.inf):
+        problems.append(
+            f"{key}.repetitions': {checks['repetitions']} > privgene.comparison.repetitions "
+            f"{comparison['repetitions']} (each pairs with a comparison run)"
+        )
     return problems

@@ -219,18 +219,21 @@ def release_privgene(state: PrivGeneState, epsilon: float, rng) -> Release:
     return Release(run.omega, run.iterations, run)
 
 
-def prepare_private_erm(task, x, y, settings: MethodSettings, streams) -> dict:
-    """Choose PrivateERM's loss and regulariser on the training fold (spec §3.4).
+def private_erm_loss(task: str, n: int, settings: MethodSettings) -> tuple[str, float]:
+    """PrivateERM's loss and Λ for ``task`` on ``n`` training rows (spec §3.4).
 
-    LR: logistic loss with Λ = ``erm_lr_regulariser``; SVM: Huber loss with Λ =
-    ``erm_svm_regulariser`` (``None``: 1/(C·n) with C = ``svm_C``, spec §3.4 [inferred]).
+    LR: the logistic loss with Λ = ``erm_lr_regulariser`` (1e-12 [paper]); SVM: the Huber loss with
+    Λ = ``erm_svm_regulariser`` (``None``: 1/(C·n) with C = ``svm_C`` [inferred]).
     """
-    if task.name == "lr":
-        loss, regulariser = "logistic", settings.erm_lr_regulariser
-    else:
-        loss, regulariser = "huber", settings.erm_svm_regulariser
-        if regulariser is None:
-            regulariser = 1.0 / (settings.svm_C * len(x))
+    if task == "lr":
+        return "logistic", settings.erm_lr_regulariser
+    regulariser = settings.erm_svm_regulariser
+    return "huber", 1.0 / (settings.svm_C * n) if regulariser is None else regulariser
+
+
+def prepare_private_erm(task, x, y, settings: MethodSettings, streams) -> dict:
+    """Choose PrivateERM's loss and regulariser on the training fold (:func:`private_erm_loss`)."""
+    loss, regulariser = private_erm_loss(task.name, len(x), settings)
     y_pm = task_labels("svm", y)
     return {"x": x, "y_pm": y_pm, "design": objective_perturbation.erm_design(x, y_pm), "loss": loss,
             "regulariser": regulariser, "huber_h": settings.erm_huber_h}  # fmt: skip

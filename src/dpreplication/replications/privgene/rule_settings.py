@@ -171,11 +171,13 @@ def gupt_variants_job(pg, wildcards):
 
 
 def baseline_checks_job(pg, wildcards):
-    """One job of the baseline checks: its ε grids, the comparison's ERM regulariser, the CV protocol."""
-    section = pg["ablations"]["baseline_checks"]
+    """One job of the baseline checks: its tasks and Λ sweep, the Figs 3–4 ε grid and PrivateERM settings, the CV protocol."""
+    section, comparison = pg["ablations"]["baseline_checks"], pg["comparison"]
+    pool = {**comparison, "svm_C": pg["algorithm"]["svm_C"]}
     return {
-        **{key: section[key] for key in ("epsilons", "sweep_epsilon", "sweep_regularisers")},
-        "regulariser": pg["comparison"]["erm_lr_regulariser"],
+        **{key: section[key] for key in ("tasks", "sweep_epsilon", "sweep_regularisers")},
+        "epsilons": comparison["epsilons"],
+        "private_erm": {key: pool[key] for key in METHOD_SETTINGS["PrivateERM"]},
         **pg["protocol"],
     }
 
@@ -217,10 +219,7 @@ RULES = {
     "gupt_variants_job": gupt_variants_job,
     "gupt_variants": lambda pg, w: pg["ablations"]["gupt"],
     "baseline_checks_job": baseline_checks_job,
-    "baseline_checks": lambda pg, w: {
-        **pg["ablations"]["baseline_checks"],
-        "regulariser": pg["comparison"]["erm_lr_regulariser"],
-    },
+    "baseline_checks": lambda pg, w: pg["ablations"]["baseline_checks"],
 }
 """PrivGene rule (its name without ``privgene_``) -> its settings as a function of the section and wildcards."""
 
