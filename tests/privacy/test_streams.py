@@ -248,7 +248,8 @@ def baseline_checks_site(patch):
         seed=1,
         tasks=["lr", "svm"],
         epsilons=[0.5, 1.0],
-        private_erm={"erm_lr_regulariser": 1e-3, "erm_svm_regulariser": None, "erm_huber_h": 0.5, "svm_C": 10.0},
+        # one Λ for both tasks: only the task key then tells their streams apart
+        private_erm={"erm_lr_regulariser": 1e-3, "erm_svm_regulariser": 1e-3, "erm_huber_h": 0.5, "svm_C": 10.0},
         sweep_epsilon=1.0,
         sweep_regularisers=[1e-3, 1e-1],
         folds=3,
