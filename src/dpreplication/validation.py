@@ -198,7 +198,14 @@ def yaml_text(text: str, source: str, *, max_bytes: int = YAML_MAX_BYTES, max_al
 
     if len(text.encode()) > max_bytes:
         raise ValueError(f"{source}: {len(text.encode()):,} bytes, over the {max_bytes:,} a YAML text may hold")
-    loader = yaml.SafeLoader(text)
+    try:  # libyaml's parser where PyYAML has it (about 6 times faster on the schema)
+        return _yaml_document(getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text), source, max_alias_nodes)
+    except yaml.YAMLError:  # its marks name no file: read again in Python for the error that names it
+        return _yaml_document(yaml.SafeLoader(text), source, max_alias_nodes)
+
+
+def _yaml_document(loader, source: str, max_alias_nodes: int):
+    """Compose, size-check and build one document with ``loader`` (:func:`yaml_text`)."""
     loader.name = source
     try:
         node = loader.get_single_node()
