@@ -15,6 +15,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1]
 
 
+@cache
 def module_file(dotted: str, package: Path = PACKAGE) -> Path | None:
     """Return the file of a dotted package module (a module or a package's ``__init__``), or None."""
     path = package.parent.joinpath(*dotted.split("."))
@@ -48,6 +49,20 @@ def _is_module(dotted: str, package: Path) -> bool:
     return module_file(dotted, package) is not None
 
 
+def _statements(tree: ast.Module):
+    """Yield every statement of ``tree`` at any depth, never an expression.
+
+    Function and class bodies, branches and handlers are followed: an import is a statement, and
+    the expressions are most of the nodes ``ast.walk`` would visit.
+    """
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            stack.extend(getattr(node, field, None) or ())
+
+
 @cache
 def imported_modules(path: Path, package: Path = PACKAGE) -> frozenset[str]:
     """Return the dotted names of the package modules ``path`` imports (anywhere in the file).
@@ -55,7 +70,7 @@ def imported_modules(path: Path, package: Path = PACKAGE) -> frozenset[str]:
     A name imported from a subpackage is followed through its lazy exports to the defining module.
     """
     found = set()
-    for node in ast.walk(ast.parse(Path(path).read_text())):
+    for node in _statements(ast.parse(Path(path).read_text())):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names if alias.name.startswith(package.name)}
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(package.name):
