@@ -86,6 +86,16 @@ def test_landing_page_scorecard_items_and_parameters(report):
     assert "Privacy ledger: 1 points, 3 releases spent by laplace_mechanism" in report and "<td>Majority</td>" in report
 
 
+def test_an_output_without_a_seed_says_it_has_no_random_draws(tmp_path):
+    """A rule without a seed draws nothing at random: the report says so instead of "seed None"."""
+    from dpreplication.pipeline.report import parameters_html
+
+    for seed, shown in ((None, "no random draws, commit"), (0, "seed 0, commit"), (2024, "seed 2024, commit")):
+        sidecar = tmp_path / f"{seed}.json"
+        sidecar.write_text(json.dumps({"settings": {}, "seed": seed, "profile": "default", "commit": "abc"}))
+        assert shown in parameters_html(sidecar) and "None" not in parameters_html(sidecar)
+
+
 def test_report_is_well_formed_html(report):
     checker = TagBalance()
     checker.feed(report)

@@ -120,7 +120,8 @@ def parameters_html(sidecar: Path | None) -> str:
     """Render the parameters recorded in ``sidecar`` when the output was computed.
 
     Its one-line summary (the sidecar's ``parameters``) is shown in full; the settings, seed, profile
-    and commit fold out under it.
+    and commit fold out under it. A rule without a seed draws nothing at random (every rule whose
+    inputs are seeded carries one, ``tests/test_published_settings.py``), and says so.
     """
     if sidecar is None or not sidecar.is_file():
         return '<p class="meta">No provenance sidecar.</p>'
@@ -128,9 +129,10 @@ def parameters_html(sidecar: Path | None) -> str:
     dirty = {True: " (source tree modified)", False: "", None: ""}[record.get("dirty")]
     settings = json.dumps(record.get("settings"), indent=1, sort_keys=True, default=str)
     line = f'<p class="parameters">{html.escape(record["parameters"])}</p>' if record.get("parameters") else ""
+    seed = "no random draws" if record.get("seed") is None else f'seed {html.escape(str(record["seed"]))}'
     return (
         f'{line}<details><summary class="meta">Parameters used: profile {html.escape(str(record.get("profile")))}, '
-        f'seed {html.escape(str(record.get("seed")))}, commit {html.escape(str(record.get("commit", ""))[:12])}'
+        f'{seed}, commit {html.escape(str(record.get("commit", ""))[:12])}'
         f'{dirty}</summary><pre>{html.escape(settings)}</pre></details>'
     )
 
