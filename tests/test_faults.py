@@ -162,7 +162,7 @@ CROSS_FIELD_FAULTS = {
     "paper-r budget": (replace("privgene.comparison.paper_r.epsilons", [0.3]), "'privgene.comparison.paper_r.epsilons': [0.3] not in privgene.comparison.epsilons"),
     "fold number": (replace("privgene.protocol.use_folds", [0, 5]), "'privgene.protocol.use_folds': [5] not in [0, folds) with folds = 5"),
     "EEM without EM": (replace("privgene.eem_vs_em.variants", ["EEM", "EEM-RNMExp"]), "'privgene.eem_vs_em.variants': ['EEM', 'EEM-RNMExp'] must hold both EEM and EM"),
-    "reference datasets": (replace("privgene.reference.datasets", ["Adult", "US", "BR"]), "'privgene.reference.datasets': ['Adult', 'US', 'BR'] lacks ['Banking'], which privgene.comparison.datasets reads"),
+    "reference datasets": (replace("privgene.reference.datasets", ["Adult", "US", "BR"]), "'privgene.reference.datasets': ['Adult', 'US', 'BR'] lacks ['Banking'], which privgene.comparison.datasets and privgene.ablations.baseline_checks.datasets read"),
     "reference tasks": (replace("privgene.reference.tasks", ["lr"]), "'privgene.reference.tasks': ['lr'] lacks ['svm'], which privgene.comparison.methods and privgene.eem_vs_em.tasks read"),
     "scipy solver": (replace("truncated_laplace.lp_optimum.solver", "higs"), "'truncated_laplace.lp_optimum.solver': 'higs' is not a scipy linprog method"),
     "cvxpy solver": (
