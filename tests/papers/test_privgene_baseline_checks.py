@@ -193,6 +193,34 @@ def test_job_is_deterministic_and_each_point_has_its_stream(jobs):
     assert np.allclose(svm.regulariser, 1 / (10.0 * svm.n_train))  # PrivateERM's Λ = 1/(C·n) of the fold
 
 
+def test_the_library_learns_on_the_training_fold_and_is_scored_on_the_held_out_one(jobs):
+    """One library row recomputed from its stream by hand: the fit sees the training rows
+    (per-row normalised), the error is read on the held-out fold."""
+    from dpreplication import seeding
+    from dpreplication.learning.models import misclassification_rate
+    from dpreplication.learning.protocol import repetition_folds
+    from dpreplication.replications.privgene.methods import task_labels
+
+    data, frame = jobs
+    for task in ("lr", "svm"):
+        row = frame[(frame.method == "diffprivlib") & (frame.task == task) & (frame.repetition == 1)].iloc[-1]
+        train, test = repetition_folds(len(data.features), 5, 11, "privgene", data.name, 1)[row.fold]
+        stream = seeding.generator(11, "privgene", "baseline_checks", data.name, task, "diffprivlib", row.regulariser,
+                                   1, row.fold, row.epsilon)  # fmt: skip
+        features = checks.row_normalised_features(data.features[train])
+        labels, seed = data.labels[train], int(stream.integers(2**32))
+        f = (
+            checks.diffprivlib_logistic_regression(features, labels, row.epsilon, row.regulariser, seed=seed)
+            if task == "lr"
+            else checks.diffprivlib_huber_svm(
+                features, task_labels("svm", labels), row.epsilon, row.regulariser, 0.5, seed=seed
+            )  # fmt: skip
+        )
+        truth = task_labels(task, data.labels[test])
+        assert row.error == misclassification_rate(data.features[test], truth, f, task)
+        assert row.n_train == len(train) and row.n_test == len(test)
+
+
 def published_private_erm(data):
     """The Figs 3–4 PrivateERM rows of the same folds, as the comparison jobs publish them."""
     return pd.concat(
