@@ -1,6 +1,7 @@
 """The environment is pinned exactly: lock == environment.yml == what is installed, every pin hashed."""
 
 import hashlib
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,22 @@ def test_environment_yml_mirrors_the_lock():
 
 def test_installed_versions_match_the_lock():
     assert installed_mismatches(read_lock(LOCK)) == []
+
+
+def test_the_libraries_and_the_package_are_installed_with_their_bytecode():
+    """`make` installs with bytecode (uv's ``--compile-bytecode``, ``compileall src``): where
+    ``PYTHONDONTWRITEBYTECODE`` is set, as on the CI host, every job, test process and Snakemake
+    start otherwise compiled pandas, SciPy and Snakemake from source, about 2 CPU-s each (`.ci/run`:
+    21 min 44 s against 14 min 44 s)."""
+    modules = (
+        "pandas.core.frame",
+        "scipy.stats._continuous_distns",
+        "snakemake.workflow",
+        "dpreplication.pipeline.jobs",
+    )
+    cached = {name: Path(importlib.util.cache_from_source(importlib.util.find_spec(name).origin)) for name in modules}
+    without = [name for name, path in cached.items() if not path.is_file()]
+    assert not without, f"installed without bytecode: {without} (reinstall with `make`)"
 
 
 def test_every_pin_carries_its_hashes():
