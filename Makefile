@@ -120,12 +120,9 @@ lock: $(VENV)/installed
 # Every download is checked against the lock's hashes (--require-hashes). torch first, alone, from
 # TORCH_WHEELS: pip would ask an extra page for every package of the lock (and where the page is
 # unreachable it falls back to pip's own find-links). Then the lock's uv, which installs the other
-# ~150 pins in parallel: 5 s against pip's 65 s on 2 cores (measured on a warm cache). uv writes no
-# bytecode unless asked, and where PYTHONDONTWRITEBYTECODE is set (as on the CI host) nothing else
-# does: every process then compiled pandas, SciPy and Snakemake from source, about 2 CPU-s per
-# job or Snakemake start (pandas + scipy.stats: 2.8 CPU-s against 1.1 with bytecode, measured).
-# The package's own bytecode too (0.2 CPU-s once, about 0.1 per job); a module edited later is
-# compiled again in memory, since Python checks each cached file against its source.
+# ~150 pins in parallel: 5 s against pip's 65 s on 2 cores (measured on a warm cache). With their
+# bytecode, and the package's (its editable install is a .pth file, so compileall): uv writes none
+# unless asked, and where PYTHONDONTWRITEBYTECODE is set nothing does later (docs/setup.md).
 $(VENV)/installed: requirements.lock pyproject.toml
 	python3 -m venv $(VENV)
 	awk '/^torch==/ { found = 1 } found && /^ *#/ { exit } found' requirements.lock > $(VENV)/torch.txt
@@ -133,7 +130,7 @@ $(VENV)/installed: requirements.lock pyproject.toml
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --no-deps --find-links $(TORCH_WHEELS) -r $(VENV)/torch.txt
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r $(VENV)/uv.txt
 	$(VENV)/bin/uv pip install --python $(PYTHON) --quiet --compile-bytecode --require-hashes -r requirements.lock
-	$(VENV)/bin/uv pip install --python $(PYTHON) --quiet --compile-bytecode --no-deps -e .
+	$(VENV)/bin/uv pip install --python $(PYTHON) --quiet --no-deps -e .
 	$(PYTHON) -m compileall -q src
 	touch $@
 
